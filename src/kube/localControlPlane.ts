@@ -1,0 +1,153 @@
+/**
+ * Starts and stops the local control plane built from tools/kube-testenv (an
+ * in-process kube-apiserver over an embedded etcd). Used by the integration-test
+ * harness (one ephemeral plane per run) and by `kgraph cluster up` (a persistent
+ * plane under a data dir). Only spawns a process and reads its ready line; all API
+ * traffic goes through the REST layer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { KgraphError } from '../diag/diagnostic.ts';
+
+/** The JSON object kube-testenv prints on stdout once /readyz answers 200. */
+export interface ReadyLine {
+  ready: true;
+  server: string;
+  kubeconfig: string;
+  etcd: string;
+  pid: number;
+  withControllers: boolean;
+}
+
+export interface StartOptions {
+  /** Directory for etcd, PKI, ports and the admin kubeconfig. */
+  dataDir: string;
+  /** etcd without fsync (tests). Default true. */
+  ephemeral?: boolean;
+  /** Run the garbage-collector and namespace controllers too. */
+  withControllers?: boolean;
+  /** Where the server's stderr goes; default `<dataDir>/apiserver.log`. */
+  logFile?: string;
+  /** Keep running after this process exits (dev cluster). Default false. */
+  detached?: boolean;
+  readyTimeoutMs?: number;
+  extraApiserverArgs?: string[];
+  /** Extra flags for kube-testenv itself, e.g. --cert-validity=8760h. */
+  extraArgs?: string[];
+  binary?: string;
+}
+
+export interface LocalControlPlane extends ReadyLine {
+  dataDir: string;
+  logFile: string;
+  /** Closes stdin (the watchdog terminates the server) and waits for exit. */
+  stop(): Promise<void>;
+  /**
+   * Lets this process exit while the server runs; the server still stops when
+   * this process ends, because its stdin closes then.
+   */
+  unref(): void;
+  readonly process: ChildProcess;
+}
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The binary path: KUBE_TESTENV_BIN, else the cached build. */
+export function testenvBinary(): string {
+  return process.env.KUBE_TESTENV_BIN ?? join(repoRoot, '.cache', 'bin', 'kube-testenv');
+}
+
+export async function startLocalControlPlane(opts: StartOptions): Promise<LocalControlPlane> {
+  const binary = opts.binary ?? testenvBinary();
+  if (!existsSync(binary)) {
+    throw new KgraphError(
+      'KG6001',
+      `control-plane binary not found at ${binary}; build it with 'npm run testenv:build' (needs Go), or point KUBE_TESTENV_BIN at one`,
+    );
+  }
+  mkdirSync(opts.dataDir, { recursive: true });
+  const logFile = opts.logFile ?? join(opts.dataDir, 'apiserver.log');
+  const args = ['--data-dir', opts.dataDir, `--ephemeral=${opts.ephemeral ?? true}`];
+  if (opts.withControllers) args.push('--with-controllers');
+  if (opts.detached) args.push('--exit-on-stdin-close=false');
+  for (const a of opts.extraApiserverArgs ?? []) args.push(`--apiserver-arg=${a}`);
+  args.push(...(opts.extraArgs ?? []));
+
+  const log = createWriteStream(logFile, { flags: 'a' });
+  await new Promise<void>((res, rej) => {
+    log.once('open', () => res());
+    log.once('error', rej);
+  });
+  const child = spawn(binary, args, {
+    stdio: ['pipe', 'pipe', opts.detached ? log : 'pipe'],
+    detached: opts.detached ?? false,
+  });
+  if (!opts.detached) child.stderr?.pipe(log);
+
+  const timeoutMs = opts.readyTimeoutMs ?? 90_000;
+  const ready = await new Promise<ReadyLine>((res, rej) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new KgraphError('KG6002', `control plane not ready after ${timeoutMs} ms; see ${logFile}`));
+    }, timeoutMs);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as Partial<ReadyLine>;
+        if (parsed.ready === true && typeof parsed.server === 'string') {
+          clearTimeout(timer);
+          res(parsed as ReadyLine);
+        }
+      } catch {
+        // not the ready line; the server only prints that one to stdout
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      rej(
+        new KgraphError(
+          'KG6003',
+          `control plane exited before it was ready (code ${code}, signal ${signal}); see ${logFile}`,
+        ),
+      );
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      rej(new KgraphError('KG6004', `cannot start control plane: ${err.message}`));
+    });
+  });
+
+  if (opts.detached) {
+    // Let this process exit while the server keeps running.
+    child.stdout?.destroy();
+    child.stdin?.destroy();
+    child.unref();
+  }
+
+  const exited = new Promise<void>((res) => {
+    if (child.exitCode !== null) res();
+    else child.once('exit', () => res());
+  });
+  return {
+    ...ready,
+    dataDir: opts.dataDir,
+    logFile,
+    process: child,
+    async stop() {
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+      log.end();
+    },
+    unref() {
+      child.stdout?.destroy();
+      (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+      (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+      child.unref();
+    },
+  };
+}

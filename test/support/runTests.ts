@@ -1,0 +1,44 @@
+/**
+ * Runs node:test over the given files. When any integration test is among them,
+ * one control plane is started for the whole run (with the garbage-collector and
+ * namespace controllers) and handed to the tests through environment variables;
+ * its log is printed when the run fails.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalControlPlane } from '../../src/kube/localControlPlane.ts';
+
+const files = process.argv.slice(2);
+const needsCluster = files.some((f) => f.includes('test/integration/'));
+
+let stop: (() => Promise<void>) | undefined;
+let logFile: string | undefined;
+const env: NodeJS.ProcessEnv = { ...process.env };
+
+if (needsCluster && !process.env.KGRAPH_TEST_KUBECONFIG) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));
+  const started = Date.now();
+  const plane = await startLocalControlPlane({ dataDir, ephemeral: true, withControllers: true });
+  process.stderr.write(`control plane ready at ${plane.server} in ${Date.now() - started} ms\n`);
+  env.KGRAPH_TEST_KUBECONFIG = plane.kubeconfig;
+  env.KGRAPH_TEST_SERVER = plane.server;
+  env.KGRAPH_TEST_LOG = plane.logFile;
+  logFile = plane.logFile;
+  stop = async () => {
+    await plane.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...files], { stdio: 'inherit', env });
+const code: number = await new Promise((res) => child.on('exit', (c, sig) => res(c ?? (sig ? 1 : 0))));
+
+if (code !== 0 && logFile) {
+  const lines = readFileSync(logFile, 'utf8').split('\n');
+  process.stderr.write(`\n--- last 60 lines of the control-plane log (${logFile}) ---\n`);
+  process.stderr.write(lines.slice(-60).join('\n') + '\n');
+}
+if (stop) await stop();
+process.exit(code);
