@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { KgraphError } from '../diag/diagnostic.ts';
 import { type ReadyLine, repoRoot, startLocalControlPlane, testenvBinary } from './localControlPlane.ts';
 
-export const defaultDevDataDir = (): string => resolve(process.env.KGRAPH_DEV_DIR ?? join(process.cwd(), '.dev', 'cluster'));
+export const defaultDevDataDir = (): string =>
+  resolve(process.env.KGRAPH_DEV_DIR ?? join(process.cwd(), '.dev', 'cluster'));
 
 export interface DevClusterStatus {
   running: boolean;
@@ -43,7 +44,8 @@ export function ensureTestenvBinary(log: (line: string) => void): string {
   const bin = testenvBinary();
   if (existsSync(bin)) return bin;
   const script = join(repoRoot, 'tools', 'kube-testenv', 'build.sh');
-  if (!existsSync(script)) throw new KgraphError('KG6005', `cannot build the control plane: ${script} is missing`);
+  if (!existsSync(script))
+    throw new KgraphError('KG6005', `cannot build the control plane: ${script} is missing`);
   log('building the local control plane from Go modules (first time only; several minutes)…');
   try {
     execFileSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });

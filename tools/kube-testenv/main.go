@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -145,6 +146,16 @@ func run(args []string) error {
 		if err != nil {
 			return fmt.Errorf("controller-manager: %w", err)
 		}
+		// The apiserver's own handler starts a graceful shutdown on SIGTERM, but it
+		// waits on the controller-manager's open watches; stop that child first.
+		// (signal.Notify allows several listeners; this is not a second handler.)
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+		go func() {
+			<-sigs
+			_ = kcmStdin.Close()
+			_ = kcm.Process.Kill()
+		}()
 	}
 
 	ready, _ := json.Marshal(map[string]any{

@@ -20,15 +20,15 @@ import (
 )
 
 type pki struct {
-	Dir          string
-	ServingCA    string
-	ServingCert  string
-	ServingKey   string
-	ClientCA     string
-	ClientCAKey  string
-	AdminCert    string
-	AdminKey     string
-	SAKey        string
+	Dir         string
+	ServingCA   string
+	ServingCert string
+	ServingKey  string
+	ClientCA    string
+	ClientCAKey string
+	AdminCert   string
+	AdminKey    string
+	SAKey       string
 }
 
 func pkiPaths(dir string) pki {

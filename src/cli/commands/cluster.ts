@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { defaultDevDataDir, devClusterDown, devClusterStatus, devClusterUp } from '../../kube/devCluster.ts';
 
 export function registerClusterCommands(program: Command): void {
-  const cluster = program.command('cluster').description('a persistent local Kubernetes control plane for development');
+  const cluster = program
+    .command('cluster')
+    .description('a persistent local Kubernetes control plane for development');
 
   cluster
     .command('up')
@@ -34,7 +36,8 @@ export function registerClusterCommands(program: Command): void {
     .option('--data-dir <dir>', 'state directory', defaultDevDataDir())
     .action((opts: { dataDir: string }) => {
       const s = devClusterStatus(opts.dataDir);
-      if (s.running && s.ready) process.stdout.write(`running at ${s.ready.server}\nexport KUBECONFIG=${s.ready.kubeconfig}\n`);
+      if (s.running && s.ready)
+        process.stdout.write(`running at ${s.ready.server}\nexport KUBECONFIG=${s.ready.kubeconfig}\n`);
       else {
         process.stdout.write('not running\n');
         process.exitCode = 1;
