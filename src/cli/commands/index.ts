@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
+import { registerCelCommand } from './cel.ts';
 import { registerClusterCommands } from './cluster.ts';
+import { registerControllerCommand } from './controller.ts';
+import { registerCrdCommand } from './crd.ts';
+import { registerDeployCommand } from './deploy.ts';
+import { registerGraphCommand } from './graph.ts';
+import { registerInstallCommand } from './install.ts';
+import { registerRenderCommand } from './render.ts';
+import { registerSynthCommand } from './synth.ts';
+import { registerValidateCommand } from './validate.ts';
 
 /**
  * One line per command module. Each module exports a `register…(program)` function
@@ -7,4 +16,13 @@ import { registerClusterCommands } from './cluster.ts';
  */
 export function registerCommands(program: Command): void {
   registerClusterCommands(program);
+  registerSynthCommand(program);
+  registerDeployCommand(program);
+  registerCelCommand(program);
+  registerCrdCommand(program);
+  registerValidateCommand(program);
+  registerGraphCommand(program);
+  registerRenderCommand(program);
+  registerInstallCommand(program);
+  registerControllerCommand(program);
 }

@@ -1,0 +1,178 @@
+import { Environment, EvaluationError } from './engine.ts';
+
+/**
+ * Replacing handlers of the engine's built-in operators and functions, to fix deviations from cel-go
+ * that the engine refuses to let us re-register (overlapping overloads). Every overload lookup, at
+ * check time and at dynamic dispatch, goes through the registry's candidate sets
+ * (`findUnaryOverload`, `findBinaryOverload`, `findFunction`); we wrap those once and map a built-in
+ * declaration to our replacement (same types, our handler, optionally a corrected return type).
+ * Declarations are shared by every environment, so a replacement is process-wide.
+ * Engine-internal: test/unit/cel/core-overrides.test.ts fails loudly if an upgrade breaks it.
+ * (src/cel/lib/override.ts does the same for functions of the libraries' concern.)
+ */
+
+type Handler = (...args: never[]) => unknown;
+
+interface Declaration {
+  readonly signature: string;
+  readonly handler: Handler;
+  readonly returnType: unknown;
+}
+
+interface OperatorDeclaration extends Declaration {
+  readonly operator: string;
+  readonly leftType: unknown;
+  readonly rightType: unknown;
+  readonly async: boolean;
+}
+
+interface FunctionDeclaration extends Declaration {
+  readonly name: string;
+  readonly receiverType: unknown;
+  readonly params: unknown[];
+  readonly description: string | null;
+}
+
+interface CandidateSet {
+  declarations: Declaration[];
+  findUnaryOverload(left: unknown): Declaration | false;
+  findBinaryOverload(left: unknown, right: unknown): Declaration | false;
+  findFunction(argTypes: unknown[], receiverType?: unknown): Declaration | null;
+}
+
+interface Registry {
+  operatorCandidates(op: string): CandidateSet;
+  functionCandidates(receiver: boolean, name: string, argCount: number): CandidateSet;
+  getType(name: string): unknown;
+}
+
+const replacements = new Map<Declaration, Declaration>();
+const bySignature = new Map<string, Declaration>();
+/** Replacements whose declared return type overrides the one inferred for a type-parameter match. */
+const fixedReturnTypes = new Map<Declaration, unknown>();
+let registry: Registry | undefined;
+
+const WRAPPED = Symbol.for('kgraph.cel.overrides');
+
+function probe(): Registry {
+  if (registry) return registry;
+  const env = new Environment();
+  let found: Registry | undefined;
+  env.registerFunction('kgraphOverridesProbe(ast): bool', (opts: { parser: { registry: Registry } }) => {
+    found = opts.parser.registry;
+    return { typeCheck: () => undefined, evaluate: () => true };
+  });
+  env.parse('kgraphOverridesProbe(1)');
+  if (!found || typeof found.operatorCandidates !== 'function') {
+    throw new Error('cannot override CEL built-ins: the engine registry probe failed');
+  }
+  const proto = Object.getPrototypeOf(found.operatorCandidates('+')) as CandidateSet & {
+    [WRAPPED]?: boolean;
+  };
+  if (!proto[WRAPPED]) {
+    const { findUnaryOverload, findBinaryOverload, findFunction } = proto;
+    // Declarations with type parameters (`V in list<V>`) are returned as fresh match objects that
+    // carry the declaration's signature and handler; those are swapped by signature.
+    const matched = new WeakMap<Declaration, Declaration>();
+    const swap = <T extends Declaration | false | null>(d: T): T => {
+      if (!d) return d;
+      const direct = replacements.get(d);
+      if (direct) return direct as T;
+      const bySig = bySignature.get(d.signature);
+      if (!bySig) return d;
+      let m = matched.get(d);
+      if (!m) {
+        m = { ...d, handler: bySig.handler };
+        const fixed = fixedReturnTypes.get(bySig);
+        if (fixed !== undefined) m = { ...m, returnType: fixed };
+        matched.set(d, m);
+      }
+      return m as T;
+    };
+    proto.findUnaryOverload = function (this: CandidateSet, left) {
+      return swap(findUnaryOverload.call(this, left));
+    };
+    proto.findBinaryOverload = function (this: CandidateSet, left, right) {
+      return swap(findBinaryOverload.call(this, left, right));
+    };
+    proto.findFunction = function (this: CandidateSet, argTypes, receiverType) {
+      return swap(findFunction.call(this, argTypes, receiverType));
+    };
+    proto[WRAPPED] = true;
+  }
+  registry = found;
+  return found;
+}
+
+const BINARY_OPS = ['==', '!=', '<=', '>=', '<', '>', '+', '-', '*', '/', '%', 'in'];
+
+function findOperator(signature: string): OperatorDeclaration {
+  const reg = probe();
+  const unary = /^([!-]_)/.exec(signature)?.[1];
+  const op = unary ?? BINARY_OPS.find((o) => signature.includes(` ${o} `));
+  if (!op) throw new Error(`bad operator signature: ${signature}`);
+  const decl = reg.operatorCandidates(op).declarations.find((d) => d.signature === signature);
+  if (!decl) throw new Error(`cannot override CEL operator ${signature}: not found`);
+  return decl as OperatorDeclaration;
+}
+
+/**
+ * Replaces the handler of the built-in operator with the exact engine signature (`int / int: int`,
+ * `-int: int`). `wrap` receives the original handler. `returnType` corrects the declared result type.
+ */
+export function overrideOperator(
+  signature: string,
+  wrap: (original: Handler) => Handler,
+  returnType?: string,
+): void {
+  const original = findOperator(signature);
+  const Ctor = original.constructor as new (init: Record<string, unknown>) => Declaration;
+  const replacement = new Ctor({
+    op: original.operator,
+    leftType: original.leftType,
+    rightType: original.rightType ?? undefined,
+    handler: wrap(original.handler),
+    returnType: returnType ? probe().getType(returnType) : original.returnType,
+    async: false,
+  });
+  replacements.set(original, replacement);
+  bySignature.set(original.signature, replacement);
+}
+
+/**
+ * Replaces the handler of the built-in function with the exact engine signature. `returnType`
+ * replaces the declared result type (e.g. `optional<dyn>` for `optional.none()`, whose type
+ * parameter the engine leaves unbound).
+ */
+export function overrideFunction(
+  signature: string,
+  wrap: (original: Handler) => Handler,
+  returnType?: string,
+): void {
+  const reg = probe();
+  const m = /^(?:(.+?)\.)?([A-Za-z_][A-Za-z0-9_]*)\(([^)]*)\):/.exec(signature);
+  if (!m) throw new Error(`bad function signature: ${signature}`);
+  const argCount = m[3] === '' ? 0 : (m[3] ?? '').split(',').length;
+  const candidates = reg.functionCandidates(m[1] !== undefined, m[2] ?? '', argCount);
+  const original = candidates.declarations.find((d) => d.signature === signature) as
+    | FunctionDeclaration
+    | undefined;
+  if (!original) throw new Error(`cannot override CEL function ${signature}: not found`);
+  const Ctor = original.constructor as new (init: Record<string, unknown>) => Declaration;
+  const fixed = returnType ? reg.getType(returnType) : undefined;
+  const replacement = new Ctor({
+    name: original.name,
+    receiverType: original.receiverType,
+    returnType: fixed ?? original.returnType,
+    params: original.params,
+    description: original.description,
+    handler: wrap(original.handler),
+  });
+  replacements.set(original, replacement);
+  bySignature.set(original.signature, replacement);
+  if (fixed !== undefined) fixedReturnTypes.set(replacement, fixed);
+}
+
+export function engineError(code: string, message: string): Error {
+  return new EvaluationError({ code, message });
+}

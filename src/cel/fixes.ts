@@ -1,0 +1,185 @@
+import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { engineError, overrideFunction, overrideOperator } from './engineOverrides.ts';
+import { durationNanos } from './macros/compare.ts';
+import { celEquals } from './operators.ts';
+import { installTimezoneAccessors } from './timezones.ts';
+
+/**
+ * Fixes of built-in behaviour where the engine deviates from cel-go (platform.md §3.6), applied by
+ * replacing the built-in handlers (./engineOverrides.ts): integer overflow on negation and division,
+ * timestamp/duration range errors, `duration + timestamp` typed as a timestamp, lossy int/double
+ * ordering like cel-go, numeric equality inside lists, maps and `in`, `int(double)` range,
+ * `string(bytes)` UTF-8 validation, and time-zone offsets in timestamp accessors.
+ */
+const MIN_INT = -(2n ** 63n);
+const TS = 'google.protobuf.Timestamp';
+const DUR = 'google.protobuf.Duration';
+/** Timestamp range of CEL: 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z (milliseconds). */
+const MIN_TS_MS = -62135596800000;
+const MAX_TS_MS = 253402300799999;
+/** Duration range of google.protobuf.Duration: ±10000 years. */
+const MAX_DURATION_SECONDS = 315576000000n;
+/** Timestamp differences are Go time.Duration values (int64 nanoseconds) in cel-go. */
+const MAX_GO_DURATION_NANOS = 2n ** 63n - 1n;
+
+type Binary = (a: never, b: never, ...rest: never[]) => unknown;
+
+function checkTimestamp(d: unknown): unknown {
+  if (
+    d instanceof Date &&
+    (d.getTime() < MIN_TS_MS || d.getTime() > MAX_TS_MS || Number.isNaN(d.getTime()))
+  ) {
+    throw engineError('numeric_overflow', 'timestamp overflow: result out of range');
+  }
+  return d;
+}
+
+function checkDuration(d: unknown): unknown {
+  const nanos = durationNanos(d);
+  if (nanos !== undefined) {
+    const seconds = nanos / 1_000_000_000n;
+    if (seconds > MAX_DURATION_SECONDS || seconds < -MAX_DURATION_SECONDS) {
+      throw engineError('numeric_overflow', 'duration overflow: result out of range');
+    }
+  }
+  return d;
+}
+
+function installArithmeticFixes(): void {
+  overrideOperator(
+    '-_int: int',
+    (original) =>
+      ((a: bigint) => {
+        if (a === MIN_INT) throw engineError('numeric_overflow', 'integer overflow: negation of -2^63');
+        return (original as (a: bigint) => unknown)(a);
+      }) as never,
+  );
+  overrideOperator(
+    'int / int: int',
+    (original) =>
+      ((a: bigint, b: bigint, ...rest: never[]) => {
+        if (a === MIN_INT && b === -1n) throw engineError('numeric_overflow', 'integer overflow: -2^63 / -1');
+        return (original as Binary)(a as never, b as never, ...rest);
+      }) as never,
+  );
+  overrideOperator(
+    'int % int: int',
+    (original) =>
+      ((a: bigint, b: bigint, ...rest: never[]) => {
+        if (a === MIN_INT && b === -1n) throw engineError('numeric_overflow', 'integer overflow: -2^63 % -1');
+        return (original as Binary)(a as never, b as never, ...rest);
+      }) as never,
+  );
+}
+
+function installTimeFixes(): void {
+  const wrapTs = (sig: string, returnType?: string) =>
+    overrideOperator(
+      sig,
+      (original) => ((a: never, b: never) => checkTimestamp((original as Binary)(a, b))) as never,
+      returnType,
+    );
+  wrapTs(`${TS} + ${DUR}: ${TS}`);
+  wrapTs(`${TS} - ${DUR}: ${TS}`);
+  wrapTs(`${DUR} + ${TS}: ${DUR}`, TS);
+  for (const op of ['+', '-']) {
+    overrideOperator(
+      `${DUR} ${op} ${DUR}: ${DUR}`,
+      (original) => ((a: never, b: never) => checkDuration((original as Binary)(a, b))) as never,
+    );
+  }
+  overrideOperator(
+    `${TS} - ${TS}: ${DUR}`,
+    () =>
+      ((a: Date, b: Date) => {
+        const nanos = BigInt(a.getTime() - b.getTime()) * 1_000_000n;
+        if (nanos > MAX_GO_DURATION_NANOS || nanos < -MAX_GO_DURATION_NANOS) {
+          throw engineError('numeric_overflow', 'duration overflow: timestamp difference out of range');
+        }
+        return new Duration(nanos / 1_000_000_000n, Number(nanos % 1_000_000_000n));
+      }) as never,
+  );
+  // cel-go: the millisecond component of the duration, not the total.
+  overrideFunction(
+    `${DUR}.getMilliseconds(): int`,
+    () => ((d: unknown) => ((durationNanos(d) ?? 0n) % 1_000_000_000n) / 1_000_000n) as never,
+  );
+  overrideFunction(
+    `duration(string): ${DUR}`,
+    (original) => ((s: string) => checkDuration((original as (s: string) => unknown)(s))) as never,
+  );
+}
+
+function installComparisonFixes(): void {
+  // cel-go compares int with double by converting the int to double (lossy near 2^63).
+  const ops: Record<string, (x: number, y: number) => boolean> = {
+    '<': (x, y) => x < y,
+    '<=': (x, y) => x <= y,
+    '>': (x, y) => x > y,
+    '>=': (x, y) => x >= y,
+  };
+  for (const [op, cmp] of Object.entries(ops)) {
+    overrideOperator(`int ${op} double: bool`, () => ((a: bigint, b: number) => cmp(Number(a), b)) as never);
+    overrideOperator(`double ${op} int: bool`, () => ((a: number, b: bigint) => cmp(a, Number(b))) as never);
+  }
+  overrideOperator(
+    'list<V> == list<V>: bool',
+    (original) =>
+      ((a: unknown, b: unknown, ...rest: never[]) =>
+        Array.isArray(a) && Array.isArray(b)
+          ? celEquals(a, b)
+          : (original as Binary)(a as never, b as never, ...rest)) as never,
+  );
+  overrideOperator(
+    'map<K, V> == map<K, V>: bool',
+    () => ((a: unknown, b: unknown) => celEquals(a, b)) as never,
+  );
+  overrideOperator(
+    'V in list<V>: bool',
+    () =>
+      ((value: unknown, list: Iterable<unknown>) => {
+        for (const item of list) if (celEquals(value, item)) return true;
+        return false;
+      }) as never,
+  );
+}
+
+function installConversionFixes(): void {
+  overrideFunction(
+    'int(double): int',
+    () =>
+      ((v: number) => {
+        // ±2^63 are not representable as int64; cel-go rejects both bounds.
+        if (!Number.isFinite(v) || v <= -(2 ** 63) || v >= 2 ** 63) {
+          throw engineError('numeric_overflow', 'int() type error: integer overflow');
+        }
+        return BigInt(Math.trunc(v));
+      }) as never,
+  );
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  overrideFunction(
+    'string(bytes): string',
+    () =>
+      ((b: Uint8Array) => {
+        try {
+          return utf8.decode(b);
+        } catch {
+          throw engineError('invalid_conversion', 'string() type error: bytes are not valid UTF-8');
+        }
+      }) as never,
+  );
+}
+
+function installOptionalFixes(): void {
+  // optional.none() is declared optional<T> with T unbound, which breaks selection and indexing on it.
+  overrideFunction('OptionalNamespace.none(): optional<T>', (original) => original, 'optional<dyn>');
+}
+
+export function installEngineFixes(): void {
+  installOptionalFixes();
+  installArithmeticFixes();
+  installTimeFixes();
+  installComparisonFixes();
+  installConversionFixes();
+  installTimezoneAccessors();
+}

@@ -1,0 +1,84 @@
+import { checkParsed } from './check.ts';
+import { CelCode } from './codes.ts';
+import type { CelEnvironment, CelType } from './environment.ts';
+import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
+import { type ActiveBudget, type CelLimits, createBudget, defaultLimits, runWithBudget } from './limits.ts';
+import { mapError, type ParsedExpression, parse } from './parse.ts';
+
+/** A parsed and type-checked expression, ready for repeated evaluation ("pre-planned"). */
+export interface Program {
+  readonly source: string;
+  readonly env: CelEnvironment;
+  /** Result type from the checker. */
+  readonly type: CelType;
+  readonly parsed: ParsedExpression;
+}
+
+/** Parses and checks `source` in `env`. */
+export function compile(source: string, env: CelEnvironment): CelResult<Program> {
+  const parsed = parse(source, env);
+  if (!parsed.ok) return parsed;
+  const type = checkParsed(parsed.value);
+  if (!type.ok) return type;
+  return { ok: true, value: { source, env, type: type.value, parsed: parsed.value } };
+}
+
+/** Variables for an evaluation: plain JSON (numbers are doubles) or engine values (BigInt ints, …). */
+export type Variables = Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>;
+
+export interface EvaluateOptions {
+  /** Limits for this evaluation; `false` disables them (trusted callers such as benchmarks). */
+  readonly limits?: Partial<CelLimits> | false;
+}
+
+/**
+ * Evaluates a program. Never throws for CEL failures: the result says whether it failed, and
+ * `error.kind === 'pending'` marks data that is not there yet (graph-semantics §7.6).
+ */
+export function evaluate(
+  program: Program,
+  vars: Variables = {},
+  options: EvaluateOptions = {},
+): CelResult<unknown> {
+  const declared = (name: string): boolean => program.env.isDeclared(name);
+  const context = vars instanceof Map ? vars : (vars as Record<string, unknown>);
+  let budget: ActiveBudget | undefined;
+  try {
+    if (options.limits === false) return settle(program.parsed.handle(context));
+    budget = createBudget({ ...defaultLimits, ...options.limits });
+    const result = runWithBudget(budget, () => program.parsed.handle(context));
+    // A limit error swallowed by `||`, `&&` or a quantifier still fails the evaluation.
+    if (budget.exceeded) return { ok: false, error: toCelError(budget.exceeded, 'evaluate') };
+    return settle(result);
+  } catch (err) {
+    if (budget?.exceeded) return { ok: false, error: toCelError(budget.exceeded, 'evaluate') };
+    return { ok: false, error: mapError(toCelError(err, 'evaluate', declared), program.parsed.toOriginal) };
+  }
+}
+
+function settle(value: unknown): CelResult<unknown> {
+  if (value instanceof Promise) {
+    // No kgraph function is asynchronous; an async result would mean a library registered one.
+    value.catch(() => undefined);
+    return { ok: false, error: unsupported('asynchronous CEL functions are not supported') };
+  }
+  return { ok: true, value };
+}
+
+function unsupported(message: string): CelError {
+  return celError(CelCode.Unsupported, 'evaluation', message);
+}
+
+/** Parse + check + evaluate in one call (CLI, tests). */
+export function evaluateSource(
+  source: string,
+  env: CelEnvironment,
+  vars: Variables = {},
+  options: EvaluateOptions = {},
+): CelResult<{ value: unknown; type: CelType }> {
+  const program = compile(source, env);
+  if (!program.ok) return program;
+  const result = evaluate(program.value, vars, options);
+  if (!result.ok) return result;
+  return { ok: true, value: { value: result.value, type: program.value.type } };
+}

@@ -1,0 +1,98 @@
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { GraphController } from '../../controller/controller.ts';
+import { LeaderElector } from '../../controller/leader.ts';
+import { serve } from '../../controller/server.ts';
+import { connect } from '../../kube/connect.ts';
+
+interface ControllerCliOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string[];
+  concurrency: string;
+  metricsAddr: string;
+  healthAddr: string;
+  leaderElect?: boolean;
+  leaderElectionNamespace?: string;
+  installCrd: boolean;
+  logLevel: string;
+}
+
+export function registerControllerCommand(program: Command): void {
+  program
+    .command('controller')
+    .description('run the Graph controller: reconcile kro.run/v1alpha1 Graphs into resources')
+    .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('--namespace <ns...>', 'reconcile only Graphs of these namespaces (default: all)')
+    .option('--concurrency <n>', 'Graphs reconciled in parallel', '1')
+    .option('--metrics-addr <addr>', 'Prometheus /metrics address ("0" disables)', ':8080')
+    .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
+    .option('--leader-elect', 'elect a leader on a Lease before reconciling')
+    .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
+    .option('--no-install-crd', 'do not apply the Graph CRD on start')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action(async (opts: ControllerCliOptions) => {
+      const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
+      const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
+      const concurrency = Number(opts.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
+      const controller = new GraphController({
+        client,
+        ...(opts.namespace ? { namespaces: opts.namespace } : {}),
+        concurrency,
+        installCrd: opts.installCrd,
+        log,
+      });
+      let leader: LeaderElector | undefined;
+      const servers = [];
+      if (opts.metricsAddr !== '0') {
+        const same = opts.metricsAddr === opts.healthAddr;
+        servers.push(
+          await serve(opts.metricsAddr, {
+            metrics: () => controller.metrics.render(),
+            ...(same ? { healthy: () => true, ready: () => controller.ready() || (leader !== undefined && !leader.isLeader) } : {}),
+          }),
+        );
+      }
+      if (opts.healthAddr !== '0' && opts.healthAddr !== opts.metricsAddr) {
+        // A standby replica (not leader) is ready: it is healthy and waiting for the Lease.
+        servers.push(
+          await serve(opts.healthAddr, {
+            healthy: () => true,
+            ready: () => controller.ready() || (leader !== undefined && !leader.isLeader),
+          }),
+        );
+      }
+      const shutdown = async (): Promise<void> => {
+        leader?.stop();
+        await controller.stop();
+        for (const s of servers) s.close();
+        client.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void shutdown());
+      process.once('SIGTERM', () => void shutdown());
+      if (opts.leaderElect) {
+        const identity = `${hostname()}_${process.pid}`;
+        leader = new LeaderElector({
+          client,
+          namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
+          name: 'kgraph-controller',
+          identity,
+          onStartedLeading: async () => {
+            log.info({ identity }, 'acquired leadership');
+            await controller.start();
+          },
+          onStoppedLeading: () => {
+            log.error({ identity }, 'lost leadership; exiting');
+            process.exit(1);
+          },
+        });
+        leader.start();
+      } else {
+        await controller.start();
+      }
+    });
+}

@@ -1,0 +1,168 @@
+/**
+ * `kgraph crd <rgd.yaml>`: prints the CRD generated for each ResourceGraphDefinition in the file
+ * (kro or krop). Status field types come from a full compile (the CEL result types of the status
+ * expressions, against CRD files and the offline bundle); when the compile is not available, from the
+ * literal structure of `spec.schema.status` (templates are strings, standalone expressions untyped).
+ */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: output text quotes kgraph ${…} syntax
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import type { Diagnostic, SourceLocation } from '../../diag/diagnostic.ts';
+import { validatePaths } from '../../graph/validate.ts';
+import { parseYamlFile, type SourceFile, toJson, type YNode } from '../../graph/yamlTree.ts';
+import { statusTypesFromChecked } from '../../schema/crd/celTypeSchema.ts';
+import { generateCrd } from '../../schema/crd/generate.ts';
+import { parseStatusPath, type StatusFieldType } from '../../schema/crd/statusSchema.ts';
+import { isRecord } from '../../schema/openapi.ts';
+
+const RGD_API_VERSIONS = new Set(['kro.run/v1alpha1', 'krop.opendefense.cloud/v1alpha1']);
+
+export function registerCrdCommand(program: Command): void {
+  program
+    .command('crd')
+    .description('print the CustomResourceDefinition generated for each ResourceGraphDefinition in a file')
+    .argument('<file>', 'YAML file with one or more ResourceGraphDefinitions')
+    .option('-o, --output <format>', 'yaml or json', 'yaml')
+    .option('--crd <file>', 'CRD file for a kind the RGD uses, to type its status (repeatable)', collect, [])
+    .option('--no-compile', 'type status fields from their literal structure only')
+    .action((file: string, opts: { output: string; crd: string[]; compile: boolean }) => {
+      if (opts.output !== 'yaml' && opts.output !== 'json')
+        throw new Error(`unknown output format '${opts.output}'`);
+      const text = readFileSync(file, 'utf8');
+      const compiled = opts.compile ? compileStatusTypes(file, opts.crd) : undefined;
+      const result = renderCrds(file, text, opts.output, compiled);
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
+      process.exitCode = result.exitCode;
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Status types of one RGD from a compile, and how many errors that compile had. */
+export interface CompiledStatus {
+  fields: StatusFieldType[];
+  errors: number;
+}
+
+/** Compiles the file (offline sources plus `crdFiles`) and returns the status types per RGD name. */
+export function compileStatusTypes(
+  file: string,
+  crdFiles: readonly string[] = [],
+): Map<string, CompiledStatus> {
+  const out = new Map<string, CompiledStatus>();
+  const result = validatePaths([file], { crdFiles });
+  for (const r of result.results) {
+    const rgd = r.graph?.rgd;
+    if (!rgd) continue;
+    const fields = statusTypesFromChecked(
+      rgd.status.map((s) => {
+        const first = s.slot.parts.find((p) => typeof p !== 'string');
+        const resultType = typeof first === 'object' ? first.resultType : undefined;
+        return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
+      }),
+    );
+    out.set(r.object.name, { fields, errors: r.diagnostics.filter((d) => d.severity === 'error').length });
+  }
+  return out;
+}
+
+/** Locates a field path (`spec.schema.spec.name`) in a positioned YAML tree. */
+function locator(root: YNode | undefined, source: SourceFile) {
+  return (path: string): SourceLocation | undefined => {
+    let node = root;
+    let offset: number | undefined = node?.pos.offset;
+    let length = node?.pos.length ?? 0;
+    for (const seg of parseStatusPath(path)) {
+      if (node?.t === 'map' && typeof seg === 'string') {
+        const e = node.entries.find((x) => x.key === seg);
+        if (!e) break;
+        node = e.value;
+        offset = e.keyPos.offset;
+        length = e.keyPos.length;
+      } else if (node?.t === 'seq' && typeof seg === 'number' && node.items[seg]) {
+        node = node.items[seg];
+        offset = node.pos.offset;
+        length = node.pos.length;
+      } else break;
+    }
+    return offset === undefined ? undefined : source.location(offset, length);
+  };
+}
+
+export function formatDiagnostic(d: Diagnostic, file: string, source?: SourceFile): string {
+  const loc = d.location;
+  const where = loc?.line ? `${loc.file ?? file}:${loc.line}:${loc.column}` : file;
+  let text = `${where}: ${d.severity} ${d.code}: ${d.message}${d.path ? ` (at ${d.path})` : ''}\n`;
+  if (source && loc?.line && loc.column) {
+    text += `  ${source.line(loc.line)}\n  ${' '.repeat(loc.column - 1)}^\n`;
+  }
+  if (d.hint) text += `  hint: ${d.hint}\n`;
+  return text;
+}
+
+export interface CrdOutput {
+  stdout: string;
+  stderr: string;
+  /** 0 when every RGD produced a CRD, 1 otherwise. */
+  exitCode: number;
+}
+
+export function renderCrds(
+  file: string,
+  text: string,
+  format: 'yaml' | 'json' = 'yaml',
+  compiled?: ReadonlyMap<string, CompiledStatus>,
+): CrdOutput {
+  const parsed = parseYamlFile(file, text);
+  let stderr = '';
+  let failed = false;
+  for (const d of parsed.diagnostics) {
+    stderr += formatDiagnostic(d, file);
+    if (d.severity === 'error') failed = true;
+  }
+  const crds: unknown[] = [];
+  const chunks: string[] = [];
+  for (const doc of parsed.documents) {
+    if (!doc.root) continue;
+    const value = toJson(doc.root);
+    if (!isRecord(value) || value.kind !== 'ResourceGraphDefinition') continue;
+    if (typeof value.apiVersion !== 'string' || !RGD_API_VERSIONS.has(value.apiVersion)) continue;
+    const name = isRecord(value.metadata) ? String(value.metadata.name ?? '') : '';
+    const status = compiled?.get(name);
+    const result = generateCrd(value, {
+      locate: locator(doc.root, doc.source),
+      ...(status ? { statusTypes: status.fields } : {}),
+    });
+    for (const d of result.diagnostics) stderr += formatDiagnostic(d, file, doc.source);
+    if (!result.crd) {
+      failed = true;
+      continue;
+    }
+    if (status && status.errors > 0) {
+      stderr += `${file}: note: ${name} does not fully compile (${status.errors} error${status.errors === 1 ? '' : 's'}, see kgraph validate); status fields whose expressions fail are untyped\n`;
+    }
+    crds.push(result.crd);
+    const origin = !status
+      ? '# Status field types: from the literal structure only (string templates are strings,\n' +
+        '# standalone ${…} expressions are untyped); a full compile infers them from CEL.\n'
+      : '# Status field types: the CEL result types of the status expressions (untyped where the\n' +
+        `# type is dyn or an object${status.errors > 0 ? ', or where the expression does not compile' : ''}).\n`;
+    chunks.push(
+      `# Generated by kgraph from ResourceGraphDefinition ${name || '(unnamed)'}.\n` +
+        origin +
+        stringify(result.crd, { lineWidth: 0 }),
+    );
+  }
+  if (crds.length === 0 && !failed) {
+    return { stdout: '', stderr: `${stderr}${file}: no ResourceGraphDefinition found\n`, exitCode: 1 };
+  }
+  const stdout =
+    format === 'json'
+      ? `${JSON.stringify(crds.length === 1 ? crds[0] : crds, null, 2)}\n`
+      : chunks.join('---\n');
+  return { stdout, stderr, exitCode: failed ? 1 : 0 };
+}

@@ -1,0 +1,113 @@
+import { statSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import { Deployer, formatPlan, loadManifests, planDeploy, withProgress } from '../../deploy/index.ts';
+import { connect } from '../../kube/connect.ts';
+import type { Manifest } from '../../sdk/index.ts';
+import { runSynth } from './synth.ts';
+
+interface DeployCliOptions {
+  cluster?: string;
+  kubeconfig?: string;
+  context?: string;
+  name?: string;
+  inventoryNamespace: string;
+  fieldManager: string;
+  force?: boolean;
+  dryRun?: boolean;
+  wait: boolean;
+  prune: boolean;
+  pruneProtected?: boolean;
+  timeout: string;
+  output: 'text' | 'json';
+}
+
+function parseDuration(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
+  if (!m) throw new Error(`bad duration ${s} (use e.g. 90s, 10m)`);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000);
+}
+
+async function manifestsFrom(input: string, cluster: string | undefined): Promise<Manifest[]> {
+  const ext = extname(input);
+  if (!statSync(input).isDirectory() && ['.ts', '.mts', '.js', '.mjs'].includes(ext)) {
+    const synthesized = await runSynth(input, cluster ? { cluster } : {});
+    for (const d of synthesized.diagnostics) process.stderr.write(`${d.severity} ${d.code}: ${d.message}\n`);
+    return synthesized.documents.map((doc) => YAML.parse(doc) as Manifest);
+  }
+  return loadManifests(input);
+}
+
+export function registerDeployCommand(program: Command): void {
+  program
+    .command('deploy')
+    .description(
+      'apply a package (package.ts) or a manifests directory in dependency order, wait for readiness, prune',
+    )
+    .argument('<input>', 'an SDK package (.ts) or a file/directory of synthesized manifests')
+    .option('--cluster <file>', 'cluster definition for a package (as for synth)')
+    .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('--name <name>', 'deployment name for the inventory (default: the input file or directory name)')
+    .option('--inventory-namespace <ns>', 'namespace of the inventory ConfigMap', 'default')
+    .option('--field-manager <name>', 'server-side apply field manager', 'kix')
+    .option('--force', 'take over fields owned by other managers')
+    .option('--dry-run', 'print the plan (server-side dry run) and write nothing')
+    .option('--no-wait', 'do not wait for readiness; dependents start once their dependencies are applied')
+    .option('--no-prune', 'keep objects that the previous deploy applied and this build lacks')
+    .option('--prune-protected', 'also prune CRDs, Namespaces and objects marked kix.run/holds-data')
+    .option('--timeout <duration>', 'per-object readiness timeout', '10m')
+    .option('-o, --output <format>', 'text or json', 'text')
+    .action(async (input: string, opts: DeployCliOptions) => {
+      const manifests = await manifestsFrom(input, opts.cluster);
+      const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
+      const name = opts.name ?? basename(input, extname(input));
+      try {
+        if (opts.dryRun) {
+          const plan = await planDeploy(client, manifests, {
+            name,
+            inventoryNamespace: opts.inventoryNamespace,
+            fieldManager: opts.fieldManager,
+            force: opts.force ?? false,
+          });
+          process.stdout.write(
+            opts.output === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan),
+          );
+          return;
+        }
+        const keys = manifests.map(
+          (m) => `${m.apiVersion}/${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`,
+        );
+        const tty = Boolean(process.stdout.isTTY) && opts.output === 'text' && !process.env.CI;
+        const write = (line: string) => {
+          if (opts.output === 'text') process.stdout.write(`${line}\n`);
+        };
+        const result = await withProgress(keys, tty, write, (onEvent) =>
+          new Deployer(client, {
+            name,
+            inventoryNamespace: opts.inventoryNamespace,
+            fieldManager: opts.fieldManager,
+            force: opts.force ?? false,
+            wait: opts.wait,
+            prune: opts.prune,
+            pruneProtected: opts.pruneProtected ?? false,
+            timeoutMs: parseDuration(opts.timeout),
+            onEvent,
+          }).run(manifests),
+        );
+        if (opts.output === 'json') {
+          process.stdout.write(`${JSON.stringify({ ...result, events: undefined }, null, 2)}\n`);
+        } else {
+          process.stdout.write(
+            `${result.ok ? 'deployed' : 'FAILED'}: ${result.applied.length} applied, ${result.unchanged.length} unchanged, ${result.pruned.length} pruned, ${result.drift.length} drifted, ${result.failed.length} failed\n`,
+          );
+          for (const f of result.failed) process.stdout.write(`  failed ${f.key}: ${f.message}\n`);
+        }
+        if (!result.ok) process.exitCode = 1;
+      } finally {
+        client.close();
+      }
+    });
+}

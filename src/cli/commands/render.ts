@@ -1,0 +1,197 @@
+/**
+ * `kgraph render <file> [--instance FILE] [--state FILE]... [--crd FILE]... [--until-converged]
+ *  [--name NAME] [-o yaml|json]`: simulates a reconcile offline. Compiles the Graph / RGD, evaluates it
+ * against the objects of the state files, and prints
+ * `{"nodes":[{"id","kind","state","reason","objects":[…]}],"status":{…}}` (plus `passes` with
+ * --until-converged). Exit code 1 when the object is not accepted or a node ends in `error`.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
+import type { OpenApiSchema } from '../../cel/types/openapi.ts';
+import { builtinKindResolver } from '../../graph/builtinKinds.ts';
+import { formatDiagnostic } from '../../graph/format.ts';
+import { chainResolvers } from '../../graph/kinds.ts';
+import type { CompiledGraph } from '../../graph/model.ts';
+import { validatePaths } from '../../graph/validate.ts';
+import { applyDefaults } from '../../runtime/defaults.ts';
+import { celHost } from '../../runtime/host.ts';
+import type { KubeObject, TypeInfo } from '../../runtime/observed.ts';
+import { type RenderOutput, simulate } from '../../runtime/simulate.ts';
+import { type PlainValue, stringifyLossless } from '../../runtime/values.ts';
+import { generateCrdFromSchemaSection } from '../../schema/crd/generate.ts';
+import { createSchemaResolver, toKindLookup } from '../../schema/sources/resolver.ts';
+
+export interface RenderOptions {
+  instance?: string;
+  state: string[];
+  crd: string[];
+  untilConverged?: boolean;
+  name?: string;
+  output: string;
+}
+
+const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every object of a YAML/JSON file: documents, and the items of `kind: List` documents. */
+export function readObjects(file: string): KubeObject[] {
+  const text = readFileSync(file, 'utf8');
+  const out: KubeObject[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) continue;
+    if (!isRecord(value)) throw new Error(`${file}: every document must be an object`);
+    if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
+      for (const item of value.items) if (isRecord(item)) out.push(item);
+    } else {
+      out.push(value);
+    }
+  }
+  return out;
+}
+
+/** The instance an RGD is rendered for: the file's, or a minimal one; spec defaults applied. */
+function prepareInstance(graph: CompiledGraph, file: string | undefined): KubeObject {
+  const rgd = graph.rgd!;
+  let instance: KubeObject;
+  if (file !== undefined) {
+    const objects = readObjects(file);
+    if (objects.length !== 1)
+      throw new Error(`--instance ${file}: expected exactly one object, found ${objects.length}`);
+    instance = objects[0]!;
+  } else {
+    instance = {
+      apiVersion: `${rgd.group}/${rgd.apiVersion}`,
+      kind: rgd.kind,
+      metadata: rgd.scope === 'Cluster' ? { name: graph.name } : { name: graph.name, namespace: 'default' },
+      spec: {},
+    };
+  }
+  const generated = generateCrdFromSchemaSection(rgd.raw);
+  const metadata = isRecord(instance.metadata) ? { ...instance.metadata } : {};
+  if (rgd.scope === 'Namespaced' && typeof metadata.namespace !== 'string') metadata.namespace = 'default';
+  return {
+    ...instance,
+    metadata,
+    spec: applyDefaults(isRecord(instance.spec) ? instance.spec : {}, generated.specSchema),
+  };
+}
+
+/**
+ * What the simulated cluster knows about kinds besides the state: the kinds the compiler resolves
+ * (--crd files, the offline bundle of built-in kinds, kgraph's own kinds) — which types are served,
+ * and their schemas, so observed objects are converted by schema.
+ */
+function clusterKinds(crdFiles: readonly string[], graph: CompiledGraph) {
+  const setup = createSchemaResolver({ crdFiles });
+  const kinds = chainResolvers([toKindLookup(setup.resolver), builtinKindResolver()]);
+  // An RGD's own instance kind is converted by its generated spec schema (floats stay doubles).
+  const rgd = graph.rgd;
+  const instanceSchema = rgd
+    ? { type: 'object' as const, properties: { spec: generateCrdFromSchemaSection(rgd.raw).specSchema } }
+    : undefined;
+  const isInstance = (apiVersion: string, kind: string): boolean =>
+    rgd !== undefined && kind === rgd.kind && apiVersion === `${rgd.group}/${rgd.apiVersion}`;
+  const servedType = (apiVersion: string, kind: string): TypeInfo | undefined => {
+    const info = kinds.lookup(apiVersion, kind);
+    return info ? { apiVersion, kind, namespaced: info.scope === 'Namespaced' } : undefined;
+  };
+  const host = celHost({
+    schemaFor: (apiVersion, kind) =>
+      (isInstance(apiVersion, kind) ? instanceSchema : kinds.lookup(apiVersion, kind)?.schema) as
+        | OpenApiSchema
+        | undefined,
+  });
+  return { servedType, host };
+}
+
+export interface RenderRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** Absent when nothing could be rendered (the reason is in `stderr`). */
+  output?: RenderOutput;
+}
+
+/** The whole command as a function (tests call it in-process); throws for unusable input. */
+export function runRender(file: string, opts: RenderOptions): RenderRun {
+  let stderr = '';
+  const err = (text: string): void => {
+    stderr += text;
+  };
+  const fail = (message: string): RenderRun => ({
+    stdout: '',
+    stderr: `${stderr}kgraph: ${message}\n`,
+    exitCode: 1,
+  });
+  if (opts.output !== 'yaml' && opts.output !== 'json') {
+    throw new Error(`unknown output format "${opts.output}" (use yaml or json)`);
+  }
+  const validated = validatePaths([file], { crdFiles: opts.crd });
+  for (const d of validated.fileDiagnostics) {
+    err(formatDiagnostic(d, validated.sources.get(d.location?.file ?? file)));
+  }
+  let picked = validated.results.map((r, i) => ({ r, o: validated.objects[i]! }));
+  if (opts.name !== undefined) picked = picked.filter((p) => p.o.name === opts.name);
+  if (picked.length === 0) {
+    return fail(`no Graph or ResourceGraphDefinition${opts.name ? ` named ${opts.name}` : ''} in ${file}`);
+  }
+  if (picked.length > 1) {
+    return fail(
+      `${file} holds ${picked.length} objects (${picked.map((p) => p.o.name).join(', ')}); choose one with --name`,
+    );
+  }
+  const { r, o } = picked[0]!;
+  for (const d of o.diagnostics) err(formatDiagnostic(d, validated.sources.get(o.file)));
+  if (!o.accepted || r.graph === undefined) {
+    return fail(`${o.kind} ${o.name} is not accepted; nothing to render`);
+  }
+  const graph = r.graph;
+  if (opts.instance !== undefined && graph.rgd === undefined) {
+    err(`kgraph: --instance ignored: ${o.name} is a Graph, not a ResourceGraphDefinition\n`);
+  }
+  const state = opts.state.flatMap(readObjects);
+  const simulated = simulate(graph, {
+    state,
+    ...clusterKinds(opts.crd, graph),
+    untilConverged: opts.untilConverged === true,
+    ...(graph.rgd !== undefined ? { instance: prepareInstance(graph, opts.instance) } : {}),
+  });
+  const text =
+    opts.output === 'json'
+      ? `${stringifyLossless(simulated.output as unknown as PlainValue)}\n`
+      : stringifyYaml(simulated.output, { aliasDuplicateObjects: false });
+  for (const e of simulated.result.statusErrors) {
+    err(`kgraph: status field ${e.field}: ${e.message}\n`);
+  }
+  if (!simulated.converged) {
+    err(`kgraph: render did not converge after ${simulated.passes} passes\n`);
+  }
+  const failed =
+    simulated.result.nodes.some((n) => n.state === 'error') || simulated.result.statusErrors.length > 0;
+  return { stdout: text, stderr, exitCode: failed || !simulated.converged ? 1 : 0, output: simulated.output };
+}
+
+export function registerRenderCommand(program: Command): void {
+  program
+    .command('render')
+    .description('simulate a reconcile offline: desired objects, node states and instance status')
+    .argument('<file>', 'YAML file with a Graph or ResourceGraphDefinition')
+    .option('--instance <file>', 'RGD: the instance to render (default: one with the spec defaults)')
+    .option('--state <file>', 'observed objects, e.g. a Deployment with its status (repeatable)', collect, [])
+    .option('--crd <file>', 'CRD file used as a schema source and as served types (repeatable)', collect, [])
+    .option('--until-converged', 'repeat passes, echoing rendered objects as observed, until nothing changes')
+    .option('--name <name>', 'the object to render when the file holds several')
+    .option('-o, --output <format>', 'yaml or json', 'yaml')
+    .action((file: string, opts: RenderOptions) => {
+      const run = runRender(file, opts);
+      process.stdout.write(run.stdout);
+      process.stderr.write(run.stderr);
+      process.exitCode = run.exitCode;
+    });
+}

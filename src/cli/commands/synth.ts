@@ -1,0 +1,149 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import type { Diagnostic } from '../../diag/diagnostic.ts';
+import {
+  type ClusterDef,
+  type InstanceDef,
+  isPackage,
+  type Manifest,
+  type Package,
+  SdkCode,
+  SdkError,
+  synth,
+  toKroGraph,
+} from '../../sdk/index.ts';
+
+export interface SynthCommandOptions {
+  cluster?: string;
+  output?: string;
+  as?: 'yaml' | 'graph';
+  strict?: boolean;
+  graphName?: string;
+}
+
+export interface SynthCommandResult {
+  /** YAML documents, in apply order (one document for `--as graph`). */
+  readonly documents: string[];
+  readonly files: string[];
+  readonly diagnostics: Diagnostic[];
+}
+
+type InstanceFile = Omit<InstanceDef, 'package'> & { package?: Package };
+type ClusterFile = Omit<ClusterDef, 'instances'> & { instances?: Record<string, InstanceFile> };
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof SdkError) throw err;
+    throw new SdkError(
+      SdkCode.packageLoad,
+      `cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+async function loadClusterFile(file: string): Promise<ClusterFile> {
+  const ext = extname(file);
+  if (ext === '.ts' || ext === '.js' || ext === '.mts' || ext === '.mjs') {
+    const mod = await importModule(file);
+    return (mod.default ?? mod.cluster) as ClusterFile;
+  }
+  const parsed = YAML.parse(readFileSync(file, 'utf8')) as unknown;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SdkError(SdkCode.clusterDefinition, `${file}: a cluster definition must be a mapping`);
+  }
+  return parsed as ClusterFile;
+}
+
+/** Loads the package module and the optional cluster file, synthesizes, renders YAML. */
+export async function runSynth(
+  packageFile: string,
+  opts: SynthCommandOptions = {},
+): Promise<SynthCommandResult> {
+  const mod = await importModule(packageFile);
+  const exported = mod.default ?? mod.package ?? mod.cluster;
+  const fromFile: ClusterFile = opts.cluster ? await loadClusterFile(opts.cluster) : {};
+  let def: ClusterDef;
+  if (isPackage(exported)) {
+    const pkg = exported;
+    const declared = fromFile.instances ?? { [pkg.name]: { namespace: pkg.name } };
+    const instances: Record<string, InstanceDef> = {};
+    for (const [name, inst] of Object.entries(declared))
+      instances[name] = { ...inst, package: inst.package ?? pkg };
+    def = { ...fromFile, instances };
+  } else if (typeof exported === 'object' && exported !== null && 'instances' in exported) {
+    const base = exported as ClusterDef;
+    def = {
+      ...base,
+      ...fromFile,
+      instances: {
+        ...(base.instances ?? {}),
+        ...((fromFile.instances ?? {}) as Record<string, InstanceDef>),
+      },
+    };
+  } else {
+    throw new SdkError(
+      SdkCode.packageLoad,
+      `${packageFile}: the default export must be a package (definePackage) or a cluster definition (defineCluster)`,
+    );
+  }
+  for (const [name, inst] of Object.entries(def.instances ?? {})) {
+    if (!isPackage(inst.package))
+      throw new SdkError(SdkCode.clusterDefinition, `instance ${name} has no package`);
+  }
+  const result = synth(def, { tokens: opts.strict ? 'strict' : 'marker' });
+  const docs: { name: string; body: unknown }[] =
+    opts.as === 'graph'
+      ? [{ name: 'graph.yaml', body: toKroGraph(result.build, opts.graphName ?? graphName(def)) }]
+      : result.manifests.map((m: Manifest, i) => ({ name: fileName(i, m), body: m }));
+  const documents = docs.map((d) => YAML.stringify(d.body, { lineWidth: 0 }));
+  // Synth decodes every context marker; one left here would be a bug, never silently written.
+  if (documents.some((d) => /[\uEA00-\uEA1F]/.test(d))) {
+    throw new SdkError(SdkCode.markerCorrupted, 'internal: a context marker reached the output');
+  }
+  const files: string[] = [];
+  if (opts.output && opts.output !== '-') {
+    mkdirSync(opts.output, { recursive: true });
+    docs.forEach((d, i) => {
+      const path = join(opts.output!, d.name);
+      writeFileSync(path, documents[i]!);
+      files.push(path);
+    });
+  }
+  return { documents, files, diagnostics: result.diagnostics };
+}
+
+function graphName(def: ClusterDef): string {
+  const names = Object.keys(def.instances ?? {});
+  return names.length === 1 ? names[0]! : (def.name ?? 'cluster');
+}
+
+function fileName(i: number, m: Manifest): string {
+  const safe = (s: string) => s.toLowerCase().replace(/[^a-z0-9.-]+/g, '-');
+  return `${String(i + 1).padStart(3, '0')}-${safe(m.kind)}-${m.metadata.namespace ? `${safe(m.metadata.namespace)}-` : ''}${safe(m.metadata.name)}.yaml`;
+}
+
+export function registerSynthCommand(program: Command): void {
+  program
+    .command('synth')
+    .description('synthesize a kgraph SDK package (TypeScript) into manifests with kix.run/* annotations')
+    .argument('<package>', 'a .ts module whose default export is a package or a cluster definition')
+    .option('--cluster <file>', 'cluster definition (YAML/JSON, or a .ts module exporting one)')
+    .option('-o, --output <dir>', 'output directory, or - for stdout', '-')
+    .option('--as <format>', 'yaml (manifests) or graph (a kro Graph)', 'yaml')
+    .option('--graph-name <name>', 'metadata.name of the Graph for --as graph')
+    .option('--strict', 'context strings may not be coerced (plain template literals throw)')
+    .action(async (pkg: string, opts: SynthCommandOptions) => {
+      if (opts.as !== 'yaml' && opts.as !== 'graph') throw new Error('--as must be yaml or graph');
+      const r = await runSynth(pkg, opts);
+      for (const d of r.diagnostics) {
+        process.stderr.write(`${d.severity} ${d.code}${d.node ? ` ${d.node}` : ''}: ${d.message}\n`);
+      }
+      if (r.files.length > 0) process.stderr.write(`wrote ${r.files.length} file(s) to ${opts.output}\n`);
+      else process.stdout.write(r.documents.map((d) => `---\n${d}`).join(''));
+    });
+}

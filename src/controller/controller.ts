@@ -1,0 +1,197 @@
+/**
+ * The Graph controller: an informer on Graphs, informers on every kind they read or write (started on
+ * demand, watch.ts), a work queue with N workers, re-compilation when CRDs change, and the routing of
+ * watch events to the Graphs that read the changed object (recorded during their last evaluation).
+ */
+import pino, { type Logger } from 'pino';
+import {
+  crdApiVersions,
+  Informer,
+  type KubeObject,
+  objectKey,
+  type RestClient,
+  WorkQueue,
+  watchCRDs,
+} from '../kube/index.ts';
+import { identityKey } from '../runtime/observed.ts';
+import { installGraphCrd } from './crd.ts';
+import { GraphCompiler } from './engine.ts';
+import { ControllerMetrics } from './metrics.ts';
+import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
+import { GraphReconciler, type ReconcileOutcome } from './reconciler.ts';
+import { gvkKey, type Interest, type WatchEventInfo, WatchSet } from './watches.ts';
+
+export interface ControllerOptions {
+  client: RestClient;
+  /** Reconcile only Graphs of these namespaces (and watch namespaced kinds only there). */
+  namespaces?: readonly string[];
+  /** Graphs reconciled in parallel (default 1, §25). */
+  concurrency?: number;
+  /** Install (apply) the Graph CRD on start (default true). */
+  installCrd?: boolean;
+  log?: Logger;
+  /** Informer resync (default 10 h). */
+  resyncMs?: number;
+  maxCollectionSize?: number;
+}
+
+export class GraphController {
+  readonly client: RestClient;
+  readonly metrics: ControllerMetrics;
+  readonly queue: WorkQueue<string>;
+  readonly log: Logger;
+  private readonly opts: ControllerOptions;
+  private readonly graphInformers: Informer[] = [];
+  private readonly watches: WatchSet;
+  private readonly reconciler: GraphReconciler;
+  private crdInformer: Informer | undefined;
+  /** interest key → Graph keys; Graph key → its interest keys. */
+  private readonly routes = new Map<string, Set<string>>();
+  private readonly interestOf = new Map<string, string[]>();
+  private running: Promise<void> | undefined;
+  private started = false;
+
+  constructor(opts: ControllerOptions) {
+    this.opts = opts;
+    this.client = opts.client;
+    this.log = opts.log ?? pino({ name: 'kgraph-controller', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
+    this.queue = new WorkQueue<string>();
+    const namespaces = opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : undefined;
+    this.watches = new WatchSet(this.client, {
+      ...(namespaces ? { namespaces } : {}),
+      resyncMs: opts.resyncMs ?? 36_000_000,
+      onEvent: (e) => this.route(e),
+      onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
+    });
+    this.reconciler = new GraphReconciler({
+      client: this.client,
+      watches: this.watches,
+      compiler: new GraphCompiler(this.client),
+      graphs: { get: (ns, name) => this.getGraph(ns, name) },
+      log: this.log,
+      ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
+    });
+    this.metrics = new ControllerMetrics(this.client.counters, {
+      queueDepth: () => this.queue.depth,
+      graphs: () => this.graphInformers.reduce((n, i) => n + i.size, 0),
+      informers: () => this.watches.informerCount(),
+    });
+  }
+
+  /** Installs the CRD, starts the informers and the workers. Resolves once the caches are synced. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.opts.installCrd !== false) await installGraphCrd(this.client);
+    const namespaces = this.opts.namespaces && this.opts.namespaces.length > 0 ? this.opts.namespaces : [undefined];
+    for (const ns of namespaces) {
+      const inf = new Informer(this.client, {
+        target: { apiVersion: GRAPH_API_VERSION, plural: GRAPH_PLURAL, ...(ns ? { namespace: ns } : {}) },
+        resyncMs: this.opts.resyncMs ?? 36_000_000,
+        onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
+      });
+      const enqueue = (o: KubeObject): void => this.queue.add(objectKey(o.metadata.namespace, o.metadata.name ?? ''));
+      inf.addHandlers({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
+      inf.start();
+      this.graphInformers.push(inf);
+    }
+    this.crdInformer = watchCRDs(this.client, {
+      discovery: this.client.discovery,
+      onChange: (crd) => {
+        this.watches.invalidateTypes(crdApiVersions(crd));
+        this.reconciler.invalidateCompiled();
+        for (const inf of this.graphInformers) for (const k of inf.keys()) this.queue.add(k);
+      },
+    });
+    await Promise.all([...this.graphInformers.map((i) => i.waitForSync()), this.crdInformer.waitForSync()]);
+    this.running = this.queue.run((key) => this.handle(key), this.opts.concurrency ?? 1, (key, e, delay) => {
+      this.log.warn({ graph: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay }, 'reconcile failed');
+    });
+    this.log.info({ namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 }, 'controller started');
+  }
+
+  /** True once started and the Graph caches are synced. */
+  ready(): boolean {
+    return this.started && this.graphInformers.length > 0 && this.graphInformers.every((i) => i.hasSynced());
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutdown();
+    await this.running;
+    await Promise.all(this.graphInformers.map((i) => i.stop()));
+    await this.crdInformer?.stop();
+    await this.watches.stop();
+  }
+
+  /** Resolves when no Graph is queued or being processed (delayed retries excluded). */
+  async idle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const s = this.queue.stats();
+      if (s.depth === 0 && s.processing === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('controller did not become idle');
+  }
+
+  private getGraph(namespace: string, name: string): KubeObject | undefined {
+    for (const inf of this.graphInformers) {
+      const g = inf.get(namespace, name);
+      if (g) return g;
+    }
+    return undefined;
+  }
+
+  private async handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+    const slash = key.indexOf('/');
+    const ns = key.slice(0, slash);
+    const name = key.slice(slash + 1);
+    const started = process.hrtime.bigint();
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await this.reconciler.reconcile(ns, name);
+    } catch (e) {
+      this.metrics.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
+      throw e;
+    }
+    this.metrics.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    if (outcome.kind === 'gone' || outcome.kind === 'deleted') this.setInterest(key, undefined);
+    else this.setInterest(key, outcome.interest);
+    this.log.debug({ graph: key, result: outcome.kind, reason: outcome.reason }, 'reconciled');
+    if (outcome.error) throw outcome.error;
+    return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+  }
+
+  private setInterest(graphKey: string, interest: Interest | undefined): void {
+    for (const k of this.interestOf.get(graphKey) ?? []) {
+      const set = this.routes.get(k);
+      set?.delete(graphKey);
+      if (set && set.size === 0) this.routes.delete(k);
+    }
+    if (!interest) {
+      this.interestOf.delete(graphKey);
+      return;
+    }
+    const keys = [...[...interest.gets].map((g) => `get:${g}`), ...[...interest.lists].map((l) => `list:${l}`)];
+    this.interestOf.set(graphKey, keys);
+    for (const k of keys) {
+      let set = this.routes.get(k);
+      if (!set) {
+        set = new Set();
+        this.routes.set(k, set);
+      }
+      set.add(graphKey);
+    }
+  }
+
+  private route(e: WatchEventInfo): void {
+    const ns = e.obj.metadata.namespace;
+    const id = ns
+      ? { apiVersion: e.apiVersion, kind: e.kind, namespace: ns, name: e.obj.metadata.name ?? '' }
+      : { apiVersion: e.apiVersion, kind: e.kind, name: e.obj.metadata.name ?? '' };
+    const gvk = gvkKey(e.apiVersion, e.kind);
+    for (const k of [`get:${identityKey(id)}`, `list:${gvk}|${ns ?? '*'}`, `list:${gvk}|*`]) {
+      for (const g of this.routes.get(k) ?? []) this.queue.add(g);
+    }
+  }
+}

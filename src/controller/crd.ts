@@ -1,0 +1,160 @@
+/**
+ * The Graph CustomResourceDefinition (kro.run/v1alpha1, kind Graph, namespaced) with the validation
+ * graph-semantics.md §2 requires of it, and its installation (server-side apply, then wait until it is
+ * Established and served). `deploy/crds/graphs.kro.run.yaml` is generated from `graphCrd()`.
+ */
+import { isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
+import { CONTROLLER_MANAGER, GRAPH_CRD_NAME, GRAPH_KIND, GRAPH_PLURAL } from './names.ts';
+
+const NODE_ID_PATTERN = '^[A-Za-z][A-Za-z0-9]*$';
+const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const EXACTLY_ONE_KIND_MESSAGE = 'exactly one of template, ref, def, graph, patch must be set';
+
+const freeObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const stringList = { type: 'array', items: { type: 'string' } };
+
+function nodeSchema(): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['id'],
+    properties: {
+      id: { type: 'string', pattern: NODE_ID_PATTERN },
+      template: freeObject,
+      def: freeObject,
+      patch: freeObject,
+      graph: freeObject,
+      ref: {
+        type: 'object',
+        required: ['apiVersion', 'kind', 'metadata'],
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', minLength: 1 },
+              namespace: { type: 'string' },
+              // A literal LabelSelector, or one CEL expression (a string) yielding one.
+              selector: { 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+      includeWhen: stringList,
+      readyWhen: stringList,
+      forEach: {
+        type: 'array',
+        items: {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: 1,
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+    'x-kubernetes-validations': [
+      {
+        rule: [
+          '(has(self.template) ? 1 : 0) + (has(self.ref) ? 1 : 0) + (has(self.def) ? 1 : 0)',
+          '+ (has(self.graph) ? 1 : 0) + (has(self.patch) ? 1 : 0) == 1',
+        ].join(' '),
+        message: EXACTLY_ONE_KIND_MESSAGE,
+      },
+    ],
+  };
+}
+
+/** The Graph CRD as an object (what `kgraph install` and the controller apply). */
+export function graphCrd(): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: GRAPH_CRD_NAME, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
+    spec: {
+      group: 'kro.run',
+      scope: 'Namespaced',
+      names: { plural: GRAPH_PLURAL, singular: 'graph', kind: GRAPH_KIND, listKind: 'GraphList' },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: {
+                  type: 'object',
+                  required: ['nodes'],
+                  properties: {
+                    serviceAccountName: { type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN },
+                    nodes: {
+                      type: 'array',
+                      minItems: 1,
+                      'x-kubernetes-list-type': 'map',
+                      'x-kubernetes-list-map-keys': ['id'],
+                      items: nodeSchema(),
+                    },
+                  },
+                },
+                status: freeObject,
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export interface InstallOptions {
+  timeoutMs?: number;
+  fieldManager?: string;
+}
+
+/** Applies the Graph CRD (server-side, forced: the controller owns it) and waits until it is served. */
+export async function installGraphCrd(client: RestClient, opts: InstallOptions = {}): Promise<KubeObject> {
+  const crd = graphCrd();
+  await client.apply(crd, { fieldManager: opts.fieldManager ?? CONTROLLER_MANAGER, force: true });
+  return waitForCrd(client, GRAPH_CRD_NAME, opts.timeoutMs ?? 60_000);
+}
+
+/** Polls a CRD until Established=True, then until discovery lists its plural. */
+export async function waitForCrd(client: RestClient, name: string, timeoutMs: number): Promise<KubeObject> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const crd = await client.getOrUndefined({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      plural: 'customresourcedefinitions',
+      name,
+    });
+    if (crd && established(crd)) {
+      const spec = crd.spec as { group: string; names: { kind: string }; versions: { name: string }[] };
+      const version = spec.versions[0]?.name ?? 'v1';
+      client.discovery.invalidate(`${spec.group}/${version}`);
+      try {
+        await client.discovery.resolveKind(`${spec.group}/${version}`, spec.names.kind);
+        return crd;
+      } catch (e) {
+        if (isApiError(e) && e.code !== 404 && e.code !== 0) throw e;
+        // NoKindMatchError: discovery does not serve it yet.
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`CRD ${name} was not established within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function established(crd: KubeObject): boolean {
+  const status = crd.status as { conditions?: { type?: string; status?: string }[] } | undefined;
+  return status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+}

@@ -1,0 +1,118 @@
+/**
+ * Graph deletion through the finalizer (graph-semantics.md §22.1), from status alone — the spec is not
+ * compiled, so an invalid Graph still cleans up:
+ *   1. delete the tracked resources in reverse `managedResources` order, each preconditioned on its
+ *      UID; an object that lingers (its own finalizers) is waited for before the next one is deleted;
+ *   2. release every contribution;
+ *   3. remove the finalizer.
+ * Writes impersonate `status.appliedServiceAccount`. A failure reports DeleteFailed and keeps the
+ * finalizer; the controller retries.
+ */
+import type { Logger } from 'pino';
+import {
+  isApiError,
+  type KubeObject,
+  type RestClient,
+  serviceAccountImpersonation,
+} from '../kube/index.ts';
+import { identityKey } from '../runtime/observed.ts';
+import { setFinalizer } from './finalizer.ts';
+import { parseServiceAccountUser } from './names.ts';
+import { errorMessage, idOf, releaseContributions, serviceAccountNameOf } from './reconciler.ts';
+import { condition, type GraphStatus, readyCondition, resourceKey } from './status.ts';
+import type { Interest, WatchSet } from './watches.ts';
+
+export interface FinalizeDeps {
+  client: RestClient;
+  watches: WatchSet;
+  log: Logger;
+  writeStatus: (s: GraphStatus) => Promise<void>;
+  now: () => string;
+}
+
+export interface FinalizeOutcome {
+  kind: 'deleted' | 'waiting' | 'failed';
+  reason: string;
+  interest: Interest;
+  error?: Error;
+}
+
+export async function finalizeGraph(
+  deps: FinalizeDeps,
+  graph: KubeObject,
+  status: GraphStatus,
+  interest: Interest,
+): Promise<FinalizeOutcome> {
+  const namespace = graph.metadata.namespace ?? 'default';
+  const sa = parseServiceAccountUser(status.appliedServiceAccount) ?? {
+    namespace,
+    name: serviceAccountNameOf(graph),
+  };
+  const writer = deps.client.withImpersonation(serviceAccountImpersonation(sa.namespace, sa.name));
+  const remaining = [...status.managedResources];
+  let error: string | undefined;
+  let waitingFor: string | undefined;
+
+  while (remaining.length > 0) {
+    const r = remaining[remaining.length - 1];
+    if (!r) break;
+    if (!r.uid) {
+      remaining.pop(); // an intent entry: never delete by name alone
+      continue;
+    }
+    interest.gets.add(identityKey(idOf(r)));
+    try {
+      await deps.watches.prepare(r.apiVersion, r.kind, [r.namespace]);
+      const res = await writer.delete(
+        { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name },
+        { preconditions: { uid: r.uid }, propagationPolicy: 'Background' },
+      );
+      const obj = res as KubeObject | undefined;
+      const lingering =
+        obj?.kind !== 'Status' &&
+        obj?.metadata?.deletionTimestamp !== undefined &&
+        (obj.metadata.finalizers ?? []).length > 0;
+      if (lingering) {
+        waitingFor = resourceKey(r);
+        break;
+      }
+      deps.watches.noteDeleted(idOf(r), r.uid);
+      deps.log.info({ resource: resourceKey(r) }, 'deleted');
+      remaining.pop();
+    } catch (e) {
+      if (isApiError(e) && (e.code === 404 || e.code === 409)) {
+        remaining.pop(); // gone, or a different object now has the name
+        continue;
+      }
+      error = `delete ${resourceKey(r)}: ${errorMessage(e)}`;
+      break;
+    }
+  }
+
+  let contributions = status.contributions;
+  if (!error && !waitingFor) {
+    const released = await releaseContributions(writer, deps.watches, status.contributions);
+    contributions = released.kept;
+    if (released.errors.length > 0) error = released.errors.join('; ');
+  }
+
+  if (error || waitingFor) {
+    const gen = graph.metadata.generation ?? 0;
+    let conditions = status.conditions;
+    if (error) {
+      const now = deps.now;
+      const accepted =
+        status.conditions.find((c) => c.type === 'Accepted') ??
+        condition([], 'Accepted', 'Unknown', 'Deleting', 'the graph is being deleted', gen, now);
+      const converged = condition(status.conditions, 'ResourcesConverged', 'False', 'DeleteFailed', error, gen, now);
+      conditions = [accepted, converged, readyCondition(status.conditions, accepted, converged, gen, now)];
+    }
+    await deps.writeStatus({ ...status, conditions, managedResources: remaining, contributions });
+    if (error) return { kind: 'failed', reason: 'DeleteFailed', interest, error: new Error(`DeleteFailed: ${error}`) };
+    return { kind: 'waiting', reason: `waiting for ${waitingFor} to be deleted`, interest };
+  }
+
+  await setFinalizer(deps.client, graph, false);
+  deps.log.info({ graph: `${namespace}/${graph.metadata.name}` }, 'graph deleted');
+  return { kind: 'deleted', reason: 'Deleted', interest };
+}

@@ -1,0 +1,721 @@
+/**
+ * The Graph reconciler (graph-semantics.md §2, §13, §21–§24): one Graph, one pass.
+ *
+ *   deletion? → finalize from status alone (deletion.ts)
+ *   finalizer → compile (Accepted / InvalidGraph) → evaluate → write-ahead inventory → apply templates
+ *   (per-Graph manager, not forced; reclaim from non-Graph managers) and patches (per-node managers;
+ *   status forced, main never) → evaluate again while writes unlock dependents → prune what is no longer
+ *   desired (never a pending node's resources) → release retired contributions → conditions → status.
+ *
+ * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches. An
+ * apply whose desired fields agree with what our manager owns is skipped, and an unchanged status is
+ * not written, so a steady-state reconcile makes no write request.
+ */
+import type { Logger } from 'pino';
+import type { Diagnostic } from '../diag/diagnostic.ts';
+import type { CompiledGraph } from '../graph/model.ts';
+import {
+  type ApiError,
+  isApiError,
+  type KubeObject,
+  type RestClient,
+  serviceAccountImpersonation,
+} from '../kube/index.ts';
+import { identityKey, identityOf, type ObjectIdentity } from '../runtime/observed.ts';
+import type { EvaluationResult, NodeResult } from '../runtime/types.ts';
+import { finalizeGraph } from './deletion.ts';
+import { setFinalizer } from './finalizer.ts';
+import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
+import {
+  CONTROLLER_MANAGER,
+  GRAPH_FINALIZER,
+  isGraphManager,
+  patchManager,
+  serviceAccountUser,
+  templateManager,
+} from './names.ts';
+import { appliedFieldsAgree, managerEntry } from './ownership.ts';
+import { stampTemplate } from './stamp.ts';
+import {
+  type Condition,
+  type Contribution,
+  condition,
+  contributionKey,
+  type GraphStatus,
+  MAX_MANAGED_RESOURCES,
+  type ManagedResource,
+  parseStatus,
+  readyCondition,
+  resourceKey,
+  statusEqual,
+  statusJson,
+} from './status.ts';
+import { type Interest, newInterest, type WatchSet } from './watches.ts';
+
+export interface GraphLister {
+  get(namespace: string, name: string): KubeObject | undefined;
+}
+
+export interface ReconcilerDeps {
+  /** The controller's own identity: Graph status, finalizer, watches. */
+  client: RestClient;
+  watches: WatchSet;
+  compiler: GraphCompiler;
+  graphs: GraphLister;
+  log: Logger;
+  maxCollectionSize?: number;
+  /** Parallel applies within one collection (§25, default 20). */
+  applyConcurrency?: number;
+  now?: () => string;
+}
+
+export type OutcomeKind = 'converged' | 'waiting' | 'failed' | 'invalid' | 'deleted' | 'gone';
+
+export interface ReconcileOutcome {
+  kind: OutcomeKind;
+  reason: string;
+  /** What the Graph read (routing of watch events). */
+  interest: Interest;
+  /** Ask to be processed again after this long (waiting states). */
+  requeueAfterMs?: number;
+  /** A hard failure: the controller retries with the queue's rate limit. */
+  error?: Error;
+}
+
+interface DesiredObject {
+  node: NodeResult;
+  obj: Record<string, unknown>;
+  id: ObjectIdentity;
+  key: string;
+}
+
+interface DesiredPatch extends DesiredObject {
+  contribution: Contribution;
+}
+
+/** What one reconcile learned while applying. */
+interface ApplyState {
+  /** resourceKey → uid of objects applied (or agreeing) this reconcile. */
+  uids: Map<string, string>;
+  conflicts: string[];
+  hardError?: string;
+  wrote: boolean;
+}
+
+const WAIT_BASE_MS = 1_000;
+const WAIT_MAX_MS = 300_000;
+
+export class GraphReconciler {
+  private readonly deps: ReconcilerDeps;
+  private readonly compiled = new Map<string, { generation: number; epoch: number; outcome: CompileOutcome }>();
+  /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
+  private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
+  private readonly waitAttempts = new Map<string, number>();
+  private epoch = 0;
+
+  constructor(deps: ReconcilerDeps) {
+    this.deps = deps;
+  }
+
+  /** Forget compiled graphs (a CRD changed): the next reconcile compiles again. */
+  invalidateCompiled(): void {
+    this.epoch += 1;
+    this.deps.compiler.invalidate();
+  }
+
+  private now(): string {
+    return (this.deps.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z')))();
+  }
+
+  async reconcile(namespace: string, name: string): Promise<ReconcileOutcome> {
+    const interest = newInterest();
+    let graph = this.deps.graphs.get(namespace, name);
+    if (!graph) return { kind: 'gone', reason: 'NotFound', interest };
+    const uid = graph.metadata.uid ?? '';
+    const prev = this.currentStatus(graph);
+
+    if (graph.metadata.deletionTimestamp) {
+      if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
+        return { kind: 'deleted', reason: 'Deleted', interest };
+      }
+      const r = await finalizeGraph(
+        {
+          client: this.deps.client,
+          watches: this.deps.watches,
+          log: this.deps.log,
+          writeStatus: (s) => this.writeStatus(graph as KubeObject, prev, s),
+          now: () => this.now(),
+        },
+        graph,
+        prev,
+        interest,
+      );
+      if (r.kind === 'deleted') {
+        this.lastStatus.delete(uid);
+        this.compiled.delete(uid);
+        this.waitAttempts.delete(uid);
+      }
+      return r.kind === 'waiting' ? { ...r, requeueAfterMs: this.nextWait(uid) } : r;
+    }
+
+    if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
+      const updated = await setFinalizer(this.deps.client, graph, true);
+      if (!updated) return { kind: 'gone', reason: 'NotFound', interest };
+      graph = updated;
+    }
+    const generation = graph.metadata.generation ?? 0;
+    const outcome = await this.compile(graph);
+    if (!outcome.accepted || !outcome.compiled) {
+      return this.rejected(graph, prev, outcome, interest);
+    }
+    return this.converge(graph, prev, outcome.compiled, generation, interest);
+  }
+
+  // ------------------------------------------------------------------ compile
+
+  private async compile(graph: KubeObject): Promise<CompileOutcome> {
+    const uid = graph.metadata.uid ?? '';
+    const generation = graph.metadata.generation ?? 0;
+    const hit = this.compiled.get(uid);
+    if (hit && hit.generation === generation && hit.epoch === this.epoch) return hit.outcome;
+    const epoch = this.epoch;
+    const outcome = await this.deps.compiler.compile(graph);
+    this.compiled.set(uid, { generation, epoch, outcome });
+    return outcome;
+  }
+
+  private async rejected(
+    graph: KubeObject,
+    prev: GraphStatus,
+    outcome: CompileOutcome,
+    interest: Interest,
+  ): Promise<ReconcileOutcome> {
+    const gen = graph.metadata.generation ?? 0;
+    const message = diagnosticsMessage(outcome.diagnostics);
+    const now = () => this.now();
+    const accepted = condition(prev.conditions, 'Accepted', 'False', 'InvalidGraph', message, gen, now);
+    const converged = condition(
+      prev.conditions,
+      'ResourcesConverged',
+      'Unknown',
+      'InvalidGraph',
+      'nothing is applied while the graph is not accepted',
+      gen,
+      now,
+    );
+    const status: GraphStatus = {
+      ...prev,
+      conditions: [accepted, converged, readyCondition(prev.conditions, accepted, converged, gen, now)],
+      observedGeneration: gen,
+    };
+    await this.writeStatus(graph, prev, status);
+    const uid = graph.metadata.uid ?? '';
+    // An unknown kind may be a CRD on its way: retry with backoff besides the CRD watch.
+    if (outcome.unknownKind) return { kind: 'invalid', reason: 'InvalidGraph', interest, requeueAfterMs: this.nextWait(uid) };
+    this.waitAttempts.delete(uid);
+    return { kind: 'invalid', reason: 'InvalidGraph', interest };
+  }
+
+  // ------------------------------------------------------------------ converge
+
+  private async converge(
+    graph: KubeObject,
+    prev: GraphStatus,
+    compiled: CompiledGraph,
+    generation: number,
+    interest: Interest,
+  ): Promise<ReconcileOutcome> {
+    const { watches } = this.deps;
+    const namespace = graph.metadata.namespace ?? 'default';
+    const uid = graph.metadata.uid ?? '';
+    const saName = serviceAccountNameOf(graph);
+    const saUser = serviceAccountUser(namespace, saName);
+    const writer = this.deps.client.withImpersonation(serviceAccountImpersonation(namespace, saName));
+    const tmplManager = templateManager(uid);
+
+    await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
+    await Promise.all(
+      prev.managedResources.map((r) => watches.prepare(r.apiVersion, r.kind, [r.namespace ?? namespace])),
+    );
+
+    // Status carried through the reconcile: write-ahead updates it before applies.
+    let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
+    const state: ApplyState = { uids: new Map(), conflicts: [], wrote: false };
+    let result: EvaluationResult | undefined;
+    let desired: DesiredObject[] = [];
+    let patches: DesiredPatch[] = [];
+
+    for (let pass = 0; pass < 12; pass++) {
+      const passInterest = newInterest();
+      result = evaluateGraph(compiled, watches.view(passInterest), namespace, this.deps.maxCollectionSize);
+      for (const g of passInterest.gets) interest.gets.add(g);
+      for (const l of passInterest.lists) interest.lists.add(l);
+      if (passInterest.missing.size > 0 && pass < 11) {
+        await Promise.all(
+          [...passInterest.missing.values()].map((m) =>
+            watches.prepare(m.apiVersion, m.kind, [m.namespace ?? namespace]),
+          ),
+        );
+        continue;
+      }
+      if (result.errors.length > 0) {
+        state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');
+        break;
+      }
+      desired = desiredTemplates(result, uid);
+      patches = desiredPatches(result, uid);
+      const view = watches.view(interest);
+
+      // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
+      const known = new Set(working.managedResources.map(resourceKey));
+      const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+      const knownC = new Set(working.contributions.map(contributionKey));
+      const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
+      if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
+        const next: GraphStatus = {
+          ...working,
+          managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
+          contributions: [...working.contributions, ...newContribs],
+          appliedServiceAccount: saUser,
+        };
+        await this.writeStatus(graph, working, next);
+        working = next;
+      }
+
+      state.wrote = false;
+      await this.applyTemplates(writer, desired, tmplManager, view, state);
+      if (!state.hardError) await this.applyPatches(writer, patches, view, state);
+      if (state.hardError || !state.wrote) break;
+    }
+    if (!result) throw new Error('internal: no evaluation');
+
+    // Inventory of this pass, in apply order; pending nodes keep what they had.
+    const pendingPaths = result.nodes.filter((n) => n.state === 'pending').map((n) => n.path);
+    const isPending = (nodeID: string): boolean =>
+      pendingPaths.some((p) => nodeID === p || nodeID.startsWith(`${p}.`));
+    const oldByKey = new Map(working.managedResources.map((r) => [resourceKey(r), r]));
+    let inventory: ManagedResource[];
+    let pruneErrors: string[] = [];
+    let releaseErrors: string[] = [];
+    let contributions = working.contributions;
+    if (state.hardError) {
+      // Abort: keep everything, learn UIDs of what was applied.
+      inventory = working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r))));
+    } else {
+      inventory = [];
+      const seen = new Set<string>();
+      const view = watches.view(interest);
+      for (const n of result.nodes) {
+        if (n.kind !== 'template') continue;
+        if (n.state === 'pending') {
+          for (const r of working.managedResources)
+            if (r.nodeID === n.path && !seen.has(resourceKey(r))) {
+              inventory.push(r);
+              seen.add(resourceKey(r));
+            }
+          continue;
+        }
+        for (const d of desired.filter((x) => x.node === n)) {
+          if (seen.has(d.key)) continue;
+          seen.add(d.key);
+          const uidNow = state.uids.get(d.key) ?? oldByKey.get(d.key)?.uid;
+          const observed = view.get(d.id);
+          const observedUid = (observed?.metadata as { uid?: unknown } | undefined)?.uid;
+          const okUid = uidNow ?? (observed && managerEntry(observed, tmplManager) ? observedUid : undefined);
+          inventory.push(entryOf(d, typeof okUid === 'string' ? okUid : undefined));
+        }
+      }
+      // Entries under pending graph nodes (children not reported) are kept too.
+      for (const r of working.managedResources) {
+        if (!seen.has(resourceKey(r)) && isPending(r.nodeID)) {
+          inventory.push(r);
+          seen.add(resourceKey(r));
+        }
+      }
+      const retired = working.managedResources.filter((r) => !seen.has(resourceKey(r)));
+      const pruned = await this.prune(writer, retired);
+      pruneErrors = pruned.errors;
+      inventory.push(...pruned.kept);
+
+      const wanted = new Set(patches.map((p) => contributionKey(p.contribution)));
+      const retiredC = working.contributions.filter(
+        (c) => !wanted.has(contributionKey(c)) && !(c.nodeID && isPending(c.nodeID)),
+      );
+      const released = await this.release(writer, retiredC);
+      releaseErrors = released.errors;
+      const retiredKeys = new Set(retiredC.map(contributionKey));
+      const keptKeys = new Set(released.kept.map(contributionKey));
+      contributions = working.contributions.filter(
+        (c) => !retiredKeys.has(contributionKey(c)) || keptKeys.has(contributionKey(c)),
+      );
+    }
+
+    // Conditions.
+    const now = () => this.now();
+    const conds = prev.conditions;
+    const nodeCount = result.nodes.length;
+    const accepted = condition(conds, 'Accepted', 'True', 'Compiled', `compiled ${nodeCount} nodes`, generation, now);
+    let kind: OutcomeKind = 'converged';
+    let converged: Condition;
+    if (state.hardError) {
+      kind = 'failed';
+      converged = condition(conds, 'ResourcesConverged', 'False', 'ApplyFailed', state.hardError, generation, now);
+    } else if (pruneErrors.length > 0) {
+      kind = 'failed';
+      converged = condition(conds, 'ResourcesConverged', 'False', 'PruneFailed', pruneErrors.join('; '), generation, now);
+    } else if (releaseErrors.length > 0) {
+      kind = 'failed';
+      converged = condition(conds, 'ResourcesConverged', 'False', 'ReleaseFailed', releaseErrors.join('; '), generation, now);
+    } else if (state.conflicts.length > 0) {
+      kind = 'waiting';
+      converged = condition(conds, 'ResourcesConverged', 'False', 'FieldManagerConflict', state.conflicts.join('; '), generation, now);
+    } else if (result.firstSoft) {
+      kind = 'waiting';
+      const soft = result.firstSoft;
+      const reason = soft.state === 'pending' ? 'DataPending' : 'WaitingForReadiness';
+      converged = condition(conds, 'ResourcesConverged', 'False', reason, `node ${soft.node}: ${soft.reason}`, generation, now);
+    } else {
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'True',
+        'Applied',
+        `${inventory.length} resources applied`,
+        generation,
+        now,
+      );
+    }
+    const status: GraphStatus = {
+      conditions: [accepted, converged, readyCondition(conds, accepted, converged, generation, now)],
+      managedResources: inventory.slice(0, MAX_MANAGED_RESOURCES),
+      contributions,
+      appliedServiceAccount: saUser,
+      observedGeneration: generation,
+    };
+    await this.writeStatus(graph, working, status);
+    for (const r of status.managedResources) interest.gets.add(identityKey(idOf(r)));
+    for (const c of status.contributions) interest.gets.add(identityKey(idOf(c)));
+
+    const reason = converged.reason;
+    if (kind === 'failed') {
+      return { kind, reason, interest, error: new Error(`${reason}: ${converged.message}`) };
+    }
+    if (kind === 'waiting') return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
+    this.waitAttempts.delete(uid);
+    return { kind, reason, interest };
+  }
+
+  private nextWait(uid: string): number {
+    const n = this.waitAttempts.get(uid) ?? 0;
+    this.waitAttempts.set(uid, n + 1);
+    return Math.min(WAIT_MAX_MS, WAIT_BASE_MS * 2 ** n);
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  private async applyTemplates(
+    writer: RestClient,
+    desired: DesiredObject[],
+    manager: string,
+    view: { get(id: ObjectIdentity): Record<string, unknown> | undefined },
+    state: ApplyState,
+  ): Promise<void> {
+    // Nodes serially in topological order; the items of one collection in parallel (bounded).
+    const byNode = new Map<NodeResult, DesiredObject[]>();
+    for (const d of desired) byNode.set(d.node, [...(byNode.get(d.node) ?? []), d]);
+    for (const items of byNode.values()) {
+      await pool(items, this.deps.applyConcurrency ?? 20, async (d) => {
+        if (state.hardError) return;
+        const observed = view.get(d.id);
+        if (appliedFieldsAgree(d.obj, observed, manager)) {
+          const u = (observed?.metadata as { uid?: string } | undefined)?.uid;
+          if (u) state.uids.set(d.key, u);
+          return;
+        }
+        try {
+          const res = await this.applyOne(writer, d.obj, manager, false, '');
+          state.uids.set(d.key, res.metadata.uid ?? '');
+          state.wrote = true;
+        } catch (e) {
+          if (isApiError(e) && e.isApplyConflict) {
+            const others = e.conflictingManagers;
+            if (others.some(isGraphManager)) {
+              state.conflicts.push(conflictMessage(d, e));
+              return;
+            }
+            // A human or a non-Graph controller changed a field we manage: reclaim it (§13.2).
+            try {
+              const res = await this.applyOne(writer, d.obj, manager, true, '');
+              state.uids.set(d.key, res.metadata.uid ?? '');
+              state.wrote = true;
+            } catch (e2) {
+              state.hardError ??= applyError(d, e2);
+            }
+            return;
+          }
+          state.hardError ??= applyError(d, e);
+        }
+      });
+      if (state.hardError) return;
+    }
+  }
+
+  private async applyPatches(
+    writer: RestClient,
+    patches: DesiredPatch[],
+    view: { get(id: ObjectIdentity): Record<string, unknown> | undefined },
+    state: ApplyState,
+  ): Promise<void> {
+    for (const p of patches) {
+      const target = view.get(p.id);
+      if (!target) continue; // a patch never creates its target
+      const sub = p.contribution.subresource;
+      if (appliedFieldsAgree(p.obj, target, p.contribution.fieldManager, sub)) continue;
+      try {
+        await this.applyOne(writer, p.obj, p.contribution.fieldManager, sub === 'status', sub);
+        state.wrote = true;
+      } catch (e) {
+        if (isApiError(e) && e.isApplyConflict) {
+          state.conflicts.push(conflictMessage(p, e));
+          continue;
+        }
+        if (isApiError(e) && e.code === 404) continue; // target vanished: waiting
+        state.hardError ??= applyError(p, e);
+        return;
+      }
+    }
+  }
+
+  private async applyOne(
+    writer: RestClient,
+    obj: Record<string, unknown>,
+    fieldManager: string,
+    force: boolean,
+    subresource: string,
+  ): Promise<KubeObject> {
+    const body = obj as KubeObject;
+    const res =
+      subresource === 'status'
+        ? await writer.applyStatus(body, { fieldManager, force })
+        : await writer.apply(body, { fieldManager, force });
+    this.deps.watches.noteWritten(res);
+    return res;
+  }
+
+  private async prune(
+    writer: RestClient,
+    retired: ManagedResource[],
+  ): Promise<{ kept: ManagedResource[]; errors: string[] }> {
+    const kept: ManagedResource[] = [];
+    const errors: string[] = [];
+    // Reverse apply order: dependents first.
+    for (const r of [...retired].reverse()) {
+      if (!r.uid) continue; // never delete by name alone
+      try {
+        await this.deps.watches.prepare(r.apiVersion, r.kind, [r.namespace]);
+        await writer.delete(
+          { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name },
+          { preconditions: { uid: r.uid }, propagationPolicy: 'Background' },
+        );
+        this.deps.watches.noteDeleted(idOf(r), r.uid);
+        this.deps.log.info({ resource: resourceKey(r) }, 'pruned');
+      } catch (e) {
+        if (isApiError(e) && (e.code === 404 || e.code === 409)) continue; // gone, or replaced by another object
+        errors.push(`delete ${resourceKey(r)}: ${errorMessage(e)}`);
+        kept.unshift(r);
+      }
+    }
+    return { kept, errors };
+  }
+
+  /** Releases contributions: an identity-only apply under the contribution's manager (§13.3). */
+  async release(
+    writer: RestClient,
+    retired: Contribution[],
+  ): Promise<{ kept: Contribution[]; errors: string[] }> {
+    return releaseContributions(writer, this.deps.watches, retired);
+  }
+
+  // ------------------------------------------------------------------ status
+
+  private currentStatus(graph: KubeObject): GraphStatus {
+    const cached = this.lastStatus.get(graph.metadata.uid ?? '');
+    const rv = Number(graph.metadata.resourceVersion);
+    if (cached && Number.isFinite(rv) && cached.rv > rv) return cached.status;
+    return parseStatus(graph);
+  }
+
+  /** Writes the status unless unchanged, or computed for an older generation than the cache holds. */
+  private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<void> {
+    if (statusEqual(prev, next)) return;
+    const ns = graph.metadata.namespace ?? '';
+    const name = graph.metadata.name ?? '';
+    const latest = this.deps.graphs.get(ns, name);
+    if (
+      latest &&
+      latest.metadata.uid === graph.metadata.uid &&
+      (latest.metadata.generation ?? 0) > (graph.metadata.generation ?? 0)
+    ) {
+      return; // a newer generation will be reconciled
+    }
+    const res = await this.deps.client.applyStatus(
+      {
+        apiVersion: graph.apiVersion,
+        kind: graph.kind,
+        metadata: { name, namespace: ns },
+        status: statusJson(next),
+      },
+      { fieldManager: CONTROLLER_MANAGER, force: true },
+    );
+    this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
+  }
+
+}
+
+// -------------------------------------------------------------------- helpers
+
+export function serviceAccountNameOf(graph: KubeObject): string {
+  const spec = graph.spec as { serviceAccountName?: unknown } | undefined;
+  return typeof spec?.serviceAccountName === 'string' && spec.serviceAccountName !== ''
+    ? spec.serviceAccountName
+    : 'default';
+}
+
+function rendered(n: NodeResult): boolean {
+  return (n.state === 'ready' || n.state === 'waiting') && n.objects.length > 0;
+}
+
+function asObj(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+export function desiredTemplates(result: EvaluationResult, graphUid: string): DesiredObject[] {
+  const out: DesiredObject[] = [];
+  for (const n of result.nodes) {
+    if (n.kind !== 'template' || !rendered(n)) continue;
+    n.objects.forEach((o, i) => {
+      const value = asObj(o.value);
+      if (!value) return;
+      const obj = stampTemplate(value, {
+        nodePath: n.path,
+        applyLayer: n.applyLayer,
+        graphUid,
+        ...(n.collection ? { collection: { index: o.index ?? i, size: n.objects.length } } : {}),
+      });
+      const id = identityOf(obj);
+      if (!id) return;
+      out.push({ node: n, obj, id, key: resourceKey(id) });
+    });
+  }
+  return out;
+}
+
+export function desiredPatches(result: EvaluationResult, graphUid: string): DesiredPatch[] {
+  const out: DesiredPatch[] = [];
+  for (const n of result.nodes) {
+    if (n.kind !== 'patch' || !rendered(n)) continue;
+    const fieldManager = patchManager(graphUid, n.path);
+    n.objects.forEach((o, i) => {
+      const obj = asObj(o.value);
+      const id = obj ? identityOf(obj) : undefined;
+      if (!obj || !id) return;
+      if (n.items[i] && !n.items[i].observed) return; // target missing: the node waits
+      const contribution: Contribution = {
+        nodeID: n.path,
+        apiVersion: id.apiVersion,
+        kind: id.kind,
+        name: id.name,
+        subresource: (n.patchEndpoint ?? 'main') === 'status' ? 'status' : '',
+        fieldManager,
+      };
+      if (id.namespace) contribution.namespace = id.namespace;
+      out.push({ node: n, obj, id, key: resourceKey(id), contribution });
+    });
+  }
+  return out;
+}
+
+function entryOf(d: DesiredObject, uid: string | undefined): ManagedResource {
+  const e: ManagedResource = { nodeID: d.node.path, apiVersion: d.id.apiVersion, kind: d.id.kind, name: d.id.name };
+  if (d.id.namespace) e.namespace = d.id.namespace;
+  if (uid) e.uid = uid;
+  return e;
+}
+
+function withUid(r: ManagedResource, uid: string | undefined): ManagedResource {
+  return uid && !r.uid ? { ...r, uid } : r;
+}
+
+export function idOf(r: { apiVersion: string; kind: string; namespace?: string; name: string }): ObjectIdentity {
+  return r.namespace
+    ? { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name }
+    : { apiVersion: r.apiVersion, kind: r.kind, name: r.name };
+}
+
+export async function releaseContributions(
+  writer: RestClient,
+  watches: WatchSet,
+  retired: Contribution[],
+): Promise<{ kept: Contribution[]; errors: string[] }> {
+  const kept: Contribution[] = [];
+  const errors: string[] = [];
+  for (const c of retired) {
+    await watches.prepare(c.apiVersion, c.kind, [c.namespace]);
+    const target = watches.peek(idOf(c));
+    if (target && !managerEntry(target, c.fieldManager, c.subresource)) continue; // nothing to release
+    const body: KubeObject = {
+      apiVersion: c.apiVersion,
+      kind: c.kind,
+      metadata: c.namespace ? { name: c.name, namespace: c.namespace } : { name: c.name },
+    };
+    try {
+      const res =
+        c.subresource === 'status'
+          ? await writer.applyStatus(body, { fieldManager: c.fieldManager, force: true })
+          : await writer.apply(body, { fieldManager: c.fieldManager, force: true });
+      watches.noteWritten(res);
+    } catch (e) {
+      if (isApiError(e) && e.code === 404) continue; // the target is gone: nothing to release
+      errors.push(`release ${contributionKey(c)}: ${errorMessage(e)}`);
+      kept.push(c);
+    }
+  }
+  return { kept, errors };
+}
+
+function conflictMessage(d: DesiredObject, e: ApiError): string {
+  const fields = e.conflicts.map((c) => `${c.field} (owned by ${c.manager})`).join(', ');
+  return `${describe(d.id)}: field conflict on ${fields}`;
+}
+
+function applyError(d: DesiredObject, e: unknown): string {
+  return `apply ${describe(d.id)}: ${errorMessage(e)}`;
+}
+
+function describe(id: ObjectIdentity): string {
+  return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+export function errorMessage(e: unknown): string {
+  if (isApiError(e)) return `${e.code} ${e.reason}: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+function diagnosticsMessage(ds: Diagnostic[]): string {
+  const errors = ds.filter((d) => d.severity === 'error');
+  const text = errors
+    .map((d) => `${d.code}${d.node ? ` node ${d.node}` : ''}${d.path ? ` (${d.path})` : ''}: ${d.message}`)
+    .join('; ');
+  return text.length > 2000 ? `${text.slice(0, 1997)}...` : text || 'the graph was not accepted';
+}
+
+async function pool<T>(items: T[], limit: number, f: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const worker = async (): Promise<void> => {
+    while (i < items.length) {
+      const item = items[i++] as T;
+      await f(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, () => worker()));
+}

@@ -1,0 +1,144 @@
+/**
+ * Diagnostic output: a TypeScript-compiler-style text format that shows the offending YAML line with
+ * a caret, and the JSON report of `kgraph validate -o json`.
+ */
+import type { Diagnostic } from '../diag/diagnostic.ts';
+import type { SourceFile } from './yamlTree.ts';
+
+/** One validated object (a document of a file), as reported by `kgraph validate`. */
+export interface ObjectReport {
+  file: string;
+  apiVersion: string;
+  kind: string;
+  name: string;
+  accepted: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export interface JsonDiagnostic {
+  severity: string;
+  code: string;
+  message: string;
+  node: string | null;
+  path: string | null;
+  line: number | null;
+  column: number | null;
+}
+
+export interface JsonReport {
+  objects: {
+    file: string;
+    apiVersion: string;
+    kind: string;
+    name: string;
+    accepted: boolean;
+    diagnostics: JsonDiagnostic[];
+  }[];
+}
+
+export function toJsonReport(objects: readonly ObjectReport[]): JsonReport {
+  return {
+    objects: objects.map((o) => ({
+      file: o.file,
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: o.name,
+      accepted: o.accepted,
+      diagnostics: o.diagnostics.map((d) => ({
+        severity: d.severity,
+        code: d.code,
+        message: d.message,
+        node: d.node ?? null,
+        path: d.path ?? null,
+        line: d.location?.line ?? null,
+        column: d.location?.column ?? null,
+      })),
+    })),
+  };
+}
+
+export interface TextOptions {
+  /** ANSI colours. */
+  color?: boolean;
+}
+
+/**
+ * Formats one diagnostic:
+ *
+ *   graph.yaml:7:13 - error KG2013: id is reserved: "each" cannot be used as a node id
+ *     node each · spec.nodes[0].id
+ *
+ *   7     - id: each
+ *                ~~~~
+ */
+export function formatDiagnostic(
+  d: Diagnostic,
+  source: SourceFile | undefined,
+  opts: TextOptions = {},
+): string {
+  const c = colors(opts.color === true);
+  const loc = d.location;
+  const where = loc?.file
+    ? `${c.cyan(loc.file)}${loc.line ? `:${c.yellow(String(loc.line))}:${c.yellow(String(loc.column ?? 1))}` : ''} - `
+    : '';
+  const sev =
+    d.severity === 'error' ? c.red('error') : d.severity === 'warning' ? c.yellow('warning') : c.blue('info');
+  let out = `${where}${sev} ${c.gray(d.code)}: ${d.message}\n`;
+  const ctx = [d.node ? `node ${d.node}` : '', d.path ?? ''].filter((s) => s !== '').join(' · ');
+  if (ctx) out += `  ${c.gray(ctx)}\n`;
+  if (source && loc?.line) {
+    const text = source.line(loc.line).replace(/\t/g, ' ');
+    const num = String(loc.line);
+    const col = Math.max(1, loc.column ?? 1);
+    const avail = Math.max(1, text.length - (col - 1));
+    const len = Math.max(1, Math.min(loc.length ?? 1, avail));
+    out += `\n${c.inverse(num)} ${text}\n${' '.repeat(num.length)} ${' '.repeat(col - 1)}${c.red('~'.repeat(len))}\n`;
+  }
+  if (d.hint) out += `  ${c.gray(`hint: ${d.hint}`)}\n`;
+  return out;
+}
+
+/** Formats a whole report; `sources` gives the text of each file for the caret lines. */
+export function formatTextReport(
+  objects: readonly ObjectReport[],
+  fileDiagnostics: readonly Diagnostic[],
+  sources: ReadonlyMap<string, SourceFile>,
+  opts: TextOptions = {},
+): string {
+  const c = colors(opts.color === true);
+  let out = '';
+  for (const d of fileDiagnostics)
+    out += `${formatDiagnostic(d, sources.get(d.location?.file ?? ''), opts)}\n`;
+  let errors = 0;
+  let warnings = 0;
+  for (const o of objects) {
+    for (const d of o.diagnostics) {
+      out += `${formatDiagnostic(d, sources.get(d.location?.file ?? o.file), opts)}\n`;
+      if (d.severity === 'error') errors++;
+      if (d.severity === 'warning') warnings++;
+    }
+  }
+  for (const d of fileDiagnostics) {
+    if (d.severity === 'error') errors++;
+    if (d.severity === 'warning') warnings++;
+  }
+  for (const o of objects) {
+    const label = `${o.kind || 'object'}/${o.name || '?'}`;
+    out += `${o.accepted ? c.green('✓ accepted') : c.red('✗ rejected')} ${label} (${o.file})\n`;
+  }
+  out += `\n${objects.filter((o) => o.accepted).length}/${objects.length} accepted, ${errors} error(s), ${warnings} warning(s)\n`;
+  return out;
+}
+
+function colors(on: boolean) {
+  const wrap = (code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
+  return {
+    red: wrap('31'),
+    green: wrap('32'),
+    yellow: wrap('33'),
+    blue: wrap('34'),
+    cyan: wrap('36'),
+    gray: wrap('90'),
+    inverse: wrap('7'),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Request counters by verb. The controller's "no write when nothing changed"
+ * guarantee is asserted on these numbers (a steady-state resync makes zero
+ * writes), and they feed the Prometheus `kgraph_api_requests_total{verb}` metric.
+ * Shared by a RestClient and every impersonating or derived copy of it.
+ */
+
+export const VERBS = ['get', 'list', 'watch', 'create', 'patch', 'apply', 'update', 'delete'] as const;
+export type Verb = (typeof VERBS)[number];
+
+/** Verbs that change server state. */
+export const WRITE_VERBS: readonly Verb[] = ['create', 'patch', 'apply', 'update', 'delete'];
+
+export type VerbCounts = Record<Verb, number>;
+
+function zero(): VerbCounts {
+  return { get: 0, list: 0, watch: 0, create: 0, patch: 0, apply: 0, update: 0, delete: 0 };
+}
+
+export class RequestCounters {
+  private counts: VerbCounts = zero();
+  /** Requests that failed with an ApiError, by verb. */
+  private errorCounts: VerbCounts = zero();
+
+  inc(verb: Verb): void {
+    this.counts[verb] += 1;
+  }
+  incError(verb: Verb): void {
+    this.errorCounts[verb] += 1;
+  }
+  get(verb: Verb): number {
+    return this.counts[verb];
+  }
+  /** A copy of the current counts. */
+  snapshot(): VerbCounts {
+    return { ...this.counts };
+  }
+  errors(): VerbCounts {
+    return { ...this.errorCounts };
+  }
+  total(): number {
+    return VERBS.reduce((n, v) => n + this.counts[v], 0);
+  }
+  writes(): number {
+    return WRITE_VERBS.reduce((n, v) => n + this.counts[v], 0);
+  }
+  reset(): void {
+    this.counts = zero();
+    this.errorCounts = zero();
+  }
+}
+
+/** Per-verb difference `after - before` of two snapshots. */
+export function diffCounts(before: VerbCounts, after: VerbCounts): VerbCounts {
+  const out = zero();
+  for (const v of VERBS) out[v] = after[v] - before[v];
+  return out;
+}

@@ -1,0 +1,209 @@
+/**
+ * The controller work queue (client-go semantics, our code):
+ *  - deduplication: a key added while it waits is one item; a key added while a
+ *    worker processes it is queued again once that worker calls `done`, so one key
+ *    is never processed by two workers at once and no change is lost;
+ *  - rate-limited requeue: per-key exponential backoff from 1 s to 5 min, reset by
+ *    `forget` after a success;
+ *  - delayed adds (`addAfter`) keep the earliest pending time per key;
+ *  - N workers (`run`), a depth gauge, and shutdown.
+ */
+import { backoffDelay } from './backoff.ts';
+
+export interface WorkQueueOptions {
+  /** First retry delay (default 1000 ms). */
+  baseDelayMs?: number;
+  /** Retry delay cap (default 300 000 ms). */
+  maxDelayMs?: number;
+  /** Called whenever the depth changes (for a gauge). */
+  onDepth?: (depth: number) => void;
+}
+
+/** What a handler may ask for after a successful pass. */
+export interface HandlerResult {
+  /** Process this key again after this many ms (periodic re-check), without counting a failure. */
+  requeueAfterMs?: number;
+}
+
+export type Handler<K> = (key: K) => Promise<HandlerResult | undefined | void>;
+
+export interface QueueStats {
+  depth: number;
+  processing: number;
+  delayed: number;
+  adds: number;
+  retries: number;
+}
+
+export class WorkQueue<K = string> {
+  private readonly queue: K[] = [];
+  /** Keys that need processing (queued, or re-added while processing). */
+  private readonly dirty = new Set<K>();
+  private readonly processing = new Set<K>();
+  private readonly failures = new Map<K, number>();
+  private readonly delayed = new Map<K, { readyAt: number; timer: ReturnType<typeof setTimeout> }>();
+  private readonly waiters: ((k: K | undefined) => void)[] = [];
+  private readonly idleWaiters: (() => void)[] = [];
+  private shuttingDown = false;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly onDepth: ((depth: number) => void) | undefined;
+  private adds = 0;
+  private retries = 0;
+
+  constructor(opts: WorkQueueOptions = {}) {
+    this.baseDelayMs = opts.baseDelayMs ?? 1_000;
+    this.maxDelayMs = opts.maxDelayMs ?? 300_000;
+    this.onDepth = opts.onDepth;
+  }
+
+  /** Items waiting to be picked up. */
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  stats(): QueueStats {
+    return {
+      depth: this.queue.length,
+      processing: this.processing.size,
+      delayed: this.delayed.size,
+      adds: this.adds,
+      retries: this.retries,
+    };
+  }
+
+  add(key: K): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) return;
+    this.adds += 1;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return; // re-queued by done()
+    this.push(key);
+  }
+
+  /** Adds the key after `ms`; when it is already waiting for an earlier time, that time is kept. */
+  addAfter(key: K, ms: number): void {
+    if (this.shuttingDown) return;
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
+    const readyAt = Date.now() + ms;
+    const pending = this.delayed.get(key);
+    if (pending) {
+      if (pending.readyAt <= readyAt) return;
+      clearTimeout(pending.timer);
+    }
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, ms);
+    if (typeof timer === 'object' && typeof timer.unref === 'function') timer.unref();
+    this.delayed.set(key, { readyAt, timer });
+  }
+
+  /** Requeues after the key's next backoff delay (1 s, 2 s, 4 s … 5 min). */
+  addRateLimited(key: K): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    this.retries += 1;
+    const delay = backoffDelay(n, { initialMs: this.baseDelayMs, maxMs: this.maxDelayMs });
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  /** Clears the key's failure count (after a success). */
+  forget(key: K): void {
+    this.failures.delete(key);
+  }
+
+  numRequeues(key: K): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** The next key to process, or undefined once the queue shuts down. Call `done(key)` after. */
+  get(): Promise<K | undefined> {
+    const k = this.take();
+    if (k !== undefined || this.shuttingDown) return Promise.resolve(k);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks a key processed; if it was added meanwhile it goes back in the queue. */
+  done(key: K): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
+    if (this.processing.size === 0) {
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Stops accepting keys, cancels delayed adds, wakes idle workers; resolves when in-flight work is done. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    for (const d of this.delayed.values()) clearTimeout(d.timer);
+    this.delayed.clear();
+    this.queue.length = 0;
+    this.dirty.clear();
+    this.emitDepth();
+    for (const w of this.waiters.splice(0)) w(undefined);
+    if (this.processing.size > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * Runs `concurrency` workers until shutdown. A handler that throws has its key
+   * requeued with backoff (and `onError` is told); one that returns forgets the
+   * key's failures, and may ask for a later re-check.
+   */
+  async run(
+    handler: Handler<K>,
+    concurrency = 1,
+    onError?: (key: K, error: unknown, retryInMs: number) => void,
+  ): Promise<void> {
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const key = await this.get();
+        if (key === undefined) return;
+        try {
+          const result = await handler(key);
+          this.forget(key);
+          if (result && result.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+        } catch (e) {
+          const delay = this.shuttingDown ? 0 : this.addRateLimited(key);
+          onError?.(key, e, delay);
+        } finally {
+          this.done(key);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, () => worker()));
+  }
+
+  private push(key: K): void {
+    const w = this.waiters.shift();
+    if (w) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      w(key);
+      return;
+    }
+    this.queue.push(key);
+    this.emitDepth();
+  }
+
+  private take(): K | undefined {
+    const key = this.queue.shift();
+    if (key === undefined) return undefined;
+    this.dirty.delete(key);
+    this.processing.add(key);
+    this.emitDepth();
+    return key;
+  }
+
+  private emitDepth(): void {
+    this.onDepth?.(this.queue.length);
+  }
+}

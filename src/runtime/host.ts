@@ -1,0 +1,77 @@
+/**
+ * What the engine needs from the expression layer, behind one small interface so the engine's rules
+ * can be tested with any evaluator and the CEL facade stays the only place that knows the CEL engine.
+ */
+import { baseEnvironment, type CelEnvironment, compile, evaluate, type Program } from '../cel/index.ts';
+import { isOmit as celIsOmit } from '../cel/lib/omit.ts';
+import type { OpenApiSchema } from '../cel/types/openapi.ts';
+import { jsonToCel as jsonToCelBySchema } from '../cel/values.ts';
+import { jsonToCel } from './values.ts';
+
+export interface ExprFailure {
+  /** `pending`: the data is not there yet (soft). `error`: a genuine error (hard). */
+  kind: 'pending' | 'error';
+  /** Diagnostic code from the CEL layer (KG11xx). */
+  code: string;
+  message: string;
+}
+
+export type ExprOutcome = { ok: true; value: unknown } | { ok: false; failure: ExprFailure };
+
+export interface EngineHost {
+  /** Evaluates one CEL expression (the text between `${` and `}`) over the given variables. */
+  evaluate(cel: string, vars: Readonly<Record<string, unknown>>): ExprOutcome;
+  /**
+   * Converts JSON (a payload literal or an observed object) into the values CEL works with. `type`
+   * names the object's kind when the value is a whole observed object, so it can be converted by schema.
+   */
+  fromJson(value: unknown, type?: { apiVersion: string; kind: string }): unknown;
+  /** True for the sentinel `omit()` returns. */
+  isOmit(value: unknown): boolean;
+}
+
+export interface CelHostOptions {
+  /** The environment expressions are compiled in; default: the base environment, undeclared names `dyn`. */
+  env?: CelEnvironment;
+  /** Detects the `omit()` sentinel. */
+  isOmit?: (value: unknown) => boolean;
+  /**
+   * The OpenAPI schema of a kind, so observed objects are converted by schema (`integer` → int,
+   * `number` → double, `format: byte` → bytes, …). Without it, conversion is schemaless.
+   */
+  schemaFor?: (apiVersion: string, kind: string) => OpenApiSchema | undefined;
+}
+
+/** The production host: the CEL facade, with compiled programs cached by source text. */
+export function celHost(options: CelHostOptions = {}): EngineHost {
+  const env = options.env ?? baseEnvironment().extend({ undeclaredAreDyn: true });
+  const programs = new Map<string, Program | ExprFailure>();
+  const isOmit = options.isOmit ?? celIsOmit;
+  return {
+    evaluate(cel, vars) {
+      let program = programs.get(cel);
+      if (program === undefined) {
+        const compiled = compile(cel, env);
+        program = compiled.ok
+          ? compiled.value
+          : { kind: 'error', code: compiled.error.code, message: compiled.error.message };
+        programs.set(cel, program);
+      }
+      if ('kind' in program) return { ok: false, failure: program };
+      const result = evaluate(program, vars);
+      if (result.ok) return { ok: true, value: result.value };
+      const e = result.error;
+      return {
+        ok: false,
+        failure: { kind: e.kind === 'pending' ? 'pending' : 'error', code: e.code, message: e.message },
+      };
+    },
+    fromJson(value, type) {
+      const schema = type !== undefined ? options.schemaFor?.(type.apiVersion, type.kind) : undefined;
+      return schema === undefined
+        ? jsonToCel(value)
+        : jsonToCelBySchema(value, schema, { resourceRoot: true });
+    },
+    isOmit,
+  };
+}

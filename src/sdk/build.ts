@@ -1,0 +1,157 @@
+/**
+ * The state of one build: every resource node created through a scope, warnings, import markers and
+ * derived-PDB requests. `finalize` (synth.ts) turns it into ordered manifests.
+ */
+import type { Diagnostic } from '../diag/diagnostic.ts';
+import type { ResolvedCluster } from './cluster.ts';
+import type { Ctx, CtxNode } from './context.ts';
+import { SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';
+import type { Json, Manifest } from './values.ts';
+
+export function groupOf(apiVersion: string): string {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? '' : apiVersion.slice(0, i);
+}
+
+export function objectKey(
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+): string {
+  const g = groupOf(apiVersion);
+  return namespace === undefined ? `${g}/${kind}/${name}` : `${g}/namespaces/${namespace}/${kind}/${name}`;
+}
+
+export interface PdbRequest {
+  readonly workload: ResNode;
+  /** Pod-template labels of the workload (plain text). */
+  readonly podLabels: Readonly<Record<string, string>>;
+  readonly create: () => void;
+}
+
+export interface ImportMarker {
+  /** e.g. `service-ref-<instance>-<name>` */
+  readonly name: string;
+  readonly kind: string;
+  readonly namespace: string | undefined;
+  readonly objectName: string;
+}
+
+/** One resource of the build. Implements the context node that `.out` values point to. */
+export class ResNode implements CtxNode {
+  readonly key: string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly instance: string | undefined;
+  readonly isImport: boolean;
+  readonly reflected: boolean;
+  graphId: string;
+  /** Whether graphId comes from a part name (`self.<part>`). */
+  namedByPart = false;
+  /** The authored manifest tree (context strings, lazies, nulls). */
+  draft: Record<string, unknown>;
+  readonly requires: ResNode[] = [];
+  readonly extraDeps: ResNode[] = [];
+  /** Edges that do not come from data: forNamespace's Namespace, mkCR's CRD, the DNS provider. */
+  readonly structural: ResNode[] = [];
+  /** kix.run/* annotations added by builders (readiness, cede-fields, import, expects, holds-data). */
+  readonly systemAnnotations: Record<string, string> = {};
+  readonly expects = new Set<string>();
+  hash: string | undefined;
+  rawManifest: Manifest | undefined;
+  /** Ordering context found in the manifest at synth. */
+  derived: Ctx | undefined;
+  constructor(a: {
+    apiVersion: string;
+    kind: string;
+    namespace: string | undefined;
+    name: string;
+    instance: string | undefined;
+    isImport: boolean;
+    reflected: boolean;
+    graphId: string;
+    draft: Record<string, unknown>;
+  }) {
+    this.apiVersion = a.apiVersion;
+    this.kind = a.kind;
+    this.namespace = a.namespace;
+    this.name = a.name;
+    this.instance = a.instance;
+    this.isImport = a.isImport;
+    this.reflected = a.reflected;
+    this.graphId = a.graphId;
+    this.draft = a.draft;
+    this.key = objectKey(a.apiVersion, a.kind, a.namespace, a.name);
+  }
+  get outPath(): string {
+    return `k8s-${this.kind}-${this.namespace ?? ''}-${this.name}`;
+  }
+  /** Human label used in messages: `Deployment shop/api`. */
+  get label(): string {
+    return `${this.kind} ${this.namespace === undefined ? '' : `${this.namespace}/`}${this.name}`;
+  }
+}
+
+export class Build {
+  readonly cluster: ResolvedCluster;
+  readonly nodes: ResNode[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  readonly imports: ImportMarker[] = [];
+  readonly pdbRequests: PdbRequest[] = [];
+  /** Parts currently being forced, outermost first (for graph ids and cycle paths). */
+  readonly partStack: string[] = [];
+  /** Namespace resources by name, created on first use. */
+  readonly namespaceNodes = new Map<string, unknown>();
+  /** Root resource of the instance providing a role (`dns`, `loadBalancer`), once built. */
+  readonly roleNodes = new Map<string, ResNode>();
+  finalized = false;
+  /** Topological order computed by finalize. */
+  order: ResNode[] = [];
+  constructor(cluster: ResolvedCluster) {
+    this.cluster = cluster;
+  }
+  warn(
+    code: SdkCodeValue,
+    message: string,
+    extra: Partial<Omit<Diagnostic, 'code' | 'message' | 'severity'>> = {},
+  ) {
+    this.diagnostics.push(sdkDiagnostic('warning', code, message, extra));
+  }
+  add(node: ResNode): void {
+    const clash = this.nodes.find((n) => n.key === node.key);
+    if (clash) {
+      const by = [clash.instance, node.instance].map((i) =>
+        i === undefined ? 'the cluster' : `instance ${i}`,
+      );
+      throw new SdkError(
+        SdkCode.invalidArgument,
+        `${node.label} is built twice in this cluster definition (by ${by[0]} and ${by[1]}); a cluster-scoped object belongs to one instance`,
+        { node: node.key },
+      );
+    }
+    node.graphId = uniqueGraphId(this, node.graphId);
+    this.nodes.push(node);
+  }
+}
+
+export function uniqueGraphId(b: Build, base: string): string {
+  const taken = new Set(b.nodes.map((n) => n.graphId));
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}${i}`)) return `${base}${i}`;
+}
+
+/** `Deployment` + `api-server` → `deploymentApiServer` (a valid Graph node id). */
+export function graphIdFor(kind: string, name: string): string {
+  const words = `${kind} ${name}`.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  const id = words
+    .map((w, i) =>
+      i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1),
+    )
+    .join('');
+  return /^[A-Za-z]/.test(id) ? id : `n${id}`;
+}
+
+export type { Json };

@@ -1,0 +1,131 @@
+/**
+ * The cluster definition: instances (package + namespace + label style + config), namespaces,
+ * capabilities, topology and the availability level. Capabilities are tri-state: `true` (available),
+ * `false` (absent: dependent builders reject), `null` (unknown: they warn).
+ */
+import { SdkCode, SdkError } from './errors.ts';
+import type { Package } from './package.ts';
+
+export type AvailabilityLevel = 'none' | 'pod' | 'node' | 'zone';
+export const availabilityLevels: readonly AvailabilityLevel[] = ['none', 'pod', 'node', 'zone'];
+export type LabelStyle = 'kix' | 'helm';
+export type TriState = boolean | null;
+
+export interface Capabilities {
+  privilegedContainers?: TriState;
+  daemonSets?: TriState;
+  multiNode?: TriState;
+  /** Whether the cluster serves metrics.k8s.io. */
+  metricsApi?: 'provided' | 'unknown' | 'absent';
+}
+
+export interface Topology {
+  /** Node label keys that name failure domains, e.g. zone and hostname. */
+  failureDomainKeys?: string[];
+  zoneKey?: string;
+  hostKey?: string;
+}
+
+export interface InstanceDef {
+  /** The package this instance builds. */
+  package: Package;
+  namespace: string;
+  labelStyle?: LabelStyle;
+  /** Overrides `scope.selectorLabels` for this instance. */
+  selectorLabels?: Record<string, string>;
+  config?: unknown;
+  /** Dependency name (as seen by `build`'s `deps`) → instance name. */
+  deps?: Record<string, string>;
+}
+
+export interface ClusterDef {
+  name?: string;
+  clusterDomain?: string;
+  /** `clusterLabels`, stamped first on every resource. */
+  labels?: Record<string, string>;
+  availability?: AvailabilityLevel;
+  capabilities?: Capabilities;
+  topology?: Topology;
+  /** Namespaces the cluster definition manages (instance namespaces are added automatically). */
+  namespaces?: string[];
+  instances?: Record<string, InstanceDef>;
+  /** Roles provided outside any instance of this definition (role → provider description). */
+  providers?: Record<string, string>;
+}
+
+export interface ResolvedCluster {
+  readonly name: string;
+  readonly clusterDomain: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly availability: AvailabilityLevel;
+  readonly capabilities: {
+    readonly privilegedContainers: TriState;
+    readonly daemonSets: TriState;
+    readonly multiNode: TriState;
+    readonly metricsApi: 'provided' | 'unknown' | 'absent';
+  };
+  readonly topology: {
+    readonly failureDomainKeys: readonly string[];
+    readonly zoneKey: string;
+    readonly hostKey: string;
+  };
+  readonly namespaces: readonly string[];
+  readonly instances: Readonly<Record<string, InstanceDef>>;
+  /** role → provider (instance name or external description). */
+  readonly providers: Readonly<Record<string, string>>;
+}
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export function resolveCluster(def: ClusterDef = {}): ResolvedCluster {
+  const instances = def.instances ?? {};
+  const providers: Record<string, string> = { ...(def.providers ?? {}) };
+  const namespaces = new Set(def.namespaces ?? []);
+  for (const [name, inst] of Object.entries(instances)) {
+    if (!DNS1123_LABEL.test(name)) {
+      throw new SdkError(
+        SdkCode.clusterDefinition,
+        `instance name "${name}" is not a lowercase RFC 1123 label`,
+      );
+    }
+    if (!inst || typeof inst.namespace !== 'string' || !DNS1123_LABEL.test(inst.namespace)) {
+      throw new SdkError(SdkCode.clusterDefinition, `instance "${name}" needs a valid namespace`);
+    }
+    if (inst.labelStyle !== undefined && inst.labelStyle !== 'kix' && inst.labelStyle !== 'helm') {
+      throw new SdkError(SdkCode.clusterDefinition, `instance "${name}": labelStyle must be "kix" or "helm"`);
+    }
+    namespaces.add(inst.namespace);
+    for (const role of inst.package.provides ?? []) providers[role] ??= name;
+  }
+  const availability = def.availability ?? 'node';
+  if (!['none', 'pod', 'node', 'zone'].includes(availability)) {
+    throw new SdkError(SdkCode.clusterDefinition, `availability must be none, pod, node or zone`);
+  }
+  const topo = def.topology ?? {};
+  const caps = def.capabilities ?? {};
+  return {
+    name: def.name ?? 'default',
+    clusterDomain: def.clusterDomain ?? 'cluster.local',
+    labels: { ...(def.labels ?? {}) },
+    availability,
+    capabilities: {
+      privilegedContainers: caps.privilegedContainers ?? null,
+      daemonSets: caps.daemonSets ?? null,
+      multiNode: caps.multiNode ?? null,
+      metricsApi: caps.metricsApi ?? 'unknown',
+    },
+    topology: {
+      failureDomainKeys: [...(topo.failureDomainKeys ?? [])],
+      zoneKey: topo.zoneKey ?? 'topology.kubernetes.io/zone',
+      hostKey: topo.hostKey ?? 'kubernetes.io/hostname',
+    },
+    namespaces: [...namespaces].sort(),
+    instances,
+    providers,
+  };
+}
+
+/** Identity on the input: gives a cluster file type-checking. */
+export function defineCluster(def: ClusterDef): ClusterDef {
+  return def;
+}

@@ -1,0 +1,81 @@
+/**
+ * SDK diagnostic codes (KG7xxx) and the typed error the builders throw.
+ * Builders throw because they run inside user code (a package's `build`); synth catches
+ * nothing: the first error stops the build, warnings are collected on the build.
+ */
+import { type Diagnostic, KgraphError, type Severity } from '../diag/diagnostic.ts';
+
+export const SdkCode = {
+  workloadKindInMkResource: 'KG7001',
+  secretInMkResource: 'KG7002',
+  crdInMkResource: 'KG7003',
+  invalidName: 'KG7004',
+  extraIdentity: 'KG7005',
+  extraMetadataIdentity: 'KG7006',
+  extraShadowsArgument: 'KG7007',
+  invalidCedePath: 'KG7008',
+  invalidReadiness: 'KG7009',
+  redundantRequires: 'KG7010',
+  notAResource: 'KG7011',
+  resourceInManifest: 'KG7012',
+  invalidArgument: 'KG7013',
+  markerCorrupted: 'KG7020',
+  strictCoercion: 'KG7021',
+  cycle: 'KG7022',
+  deferredValue: 'KG7023',
+  markerUnknown: 'KG7024',
+  selectorRequired: 'KG7030',
+  podLabelsRequired: 'KG7031',
+  jobTtlRefused: 'KG7032',
+  serviceAccountShorthand: 'KG7033',
+  headlessService: 'KG7034',
+  availabilityMax: 'KG7035',
+  rerunAnnotation: 'KG7036',
+  checkSelectorSubset: 'KG7040',
+  checkNamespacedRefs: 'KG7041',
+  checkNamedPorts: 'KG7042',
+  checkContainerResources: 'KG7043',
+  checkDuplicateNames: 'KG7044',
+  checkFieldRefs: 'KG7045',
+  checkPrivileged: 'KG7046',
+  checkDaemonSet: 'KG7047',
+  checkSpreadFeasible: 'KG7048',
+  loadBalancerProvider: 'KG7050',
+  metricsApi: 'KG7051',
+  fromWorkload: 'KG7052',
+  serviceRef: 'KG7053',
+  portRule: 'KG7054',
+  forService: 'KG7055',
+  imageRef: 'KG7056',
+  envVars: 'KG7057',
+  secretKey: 'KG7058',
+  packageDefinition: 'KG7060',
+  clusterDefinition: 'KG7061',
+  packageLoad: 'KG7062',
+  selectorSubsetOther: 'KG7063',
+  webhookService: 'KG7064',
+  unresolvedDependency: 'KG7065',
+} as const;
+
+export type SdkCodeValue = (typeof SdkCode)[keyof typeof SdkCode];
+
+/** A build error of the SDK. `code` is one of {@link SdkCode}; `diagnostics` holds one entry. */
+export class SdkError extends KgraphError {
+  constructor(
+    code: SdkCodeValue,
+    message: string,
+    extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {},
+  ) {
+    super(code, message, [{ severity: 'error', code, message, ...extra }]);
+    this.name = 'SdkError';
+  }
+}
+
+export function sdkDiagnostic(
+  severity: Severity,
+  code: SdkCodeValue,
+  message: string,
+  extra: Partial<Omit<Diagnostic, 'code' | 'message' | 'severity'>> = {},
+): Diagnostic {
+  return { severity, code, message, ...extra };
+}

@@ -1,0 +1,260 @@
+/**
+ * Packages: `definePackage`, the lazy `self` fixpoint over part thunks, and the package-level out view
+ * consumers receive (`deps.<name>`).
+ */
+import type { Build } from './build.ts';
+import type { AvailabilityLevel, InstanceDef, ResolvedCluster } from './cluster.ts';
+import { SdkCode, SdkError } from './errors.ts';
+import { type AnyResource, type BaseOut, isResource, nodeOf, type Resource } from './resource.ts';
+import { type CrdOut, makeScope, namespaceResource, type Scope } from './scope.ts';
+import { isPlainObject } from './values.ts';
+
+/** The consumer view of a package instance (A9). Out keys are promoted to the top level. */
+export interface PackageView<RootOut extends Record<string, unknown> = Record<string, unknown>> {
+  readonly _type: 'kix.packageView';
+  readonly _packageInstance: string;
+  readonly _meta: { readonly namespaceName: string; readonly instanceName: string };
+  readonly root: unknown;
+  readonly out: Readonly<BaseOut & RootOut>;
+  /** The instance's parts. */
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly crds: Readonly<Record<string, Resource<CrdOut>>>;
+  readonly [key: string]: unknown;
+}
+
+export interface BuildArgs<Parts, Deps> {
+  scope: Scope;
+  /** Lazily forced parts: `self.x` builds part `x` at most once. */
+  self: Parts;
+  deps: Deps;
+  config: unknown;
+  /** The cluster's availability level. */
+  availability: AvailabilityLevel;
+  cluster: ResolvedCluster;
+}
+
+/** A part is a value, a getter, or a zero-argument thunk returning the value. A part folder (a plain
+ * object, e.g. `crds`) may hold thunks too. */
+export type PartDefs<Parts> = { [K in keyof Parts]: Parts[K] | (() => Parts[K]) | FolderDefs<Parts[K]> };
+export type FolderDefs<T> =
+  T extends Record<string, unknown> ? { [M in keyof T]: T[M] | (() => T[M]) } : never;
+
+export type Root = AnyResource | { resource: AnyResource; out?: Record<string, unknown> };
+
+export interface PackageDef<Parts extends Record<string, unknown>, Deps> {
+  name: string;
+  /** Roles this package provides to the cluster (`dns`, `loadBalancer`). */
+  provides?: string[];
+  build(a: BuildArgs<Parts, Deps>): PartDefs<Parts>;
+}
+
+export interface Package {
+  readonly _type: 'kix.package';
+  readonly name: string;
+  readonly provides: readonly string[];
+  build(a: BuildArgs<Record<string, unknown>, Record<string, PackageView>>): Record<string, unknown>;
+}
+
+export function definePackage<Parts extends Record<string, unknown>, Deps = Record<string, PackageView>>(
+  def: PackageDef<Parts, Deps>,
+): Package {
+  if (!def || typeof def.name !== 'string' || typeof def.build !== 'function') {
+    throw new SdkError(SdkCode.packageDefinition, 'definePackage needs a name and a build function');
+  }
+  return {
+    _type: 'kix.package',
+    name: def.name,
+    provides: [...(def.provides ?? [])],
+    build: def.build as unknown as Package['build'],
+  };
+}
+
+export function isPackage(v: unknown): v is Package {
+  return typeof v === 'object' && v !== null && (v as { _type?: unknown })._type === 'kix.package';
+}
+
+const RESERVED_IDS = new Set([
+  'apiVersion',
+  'context',
+  'dependency',
+  'dependencies',
+  'each',
+  'externalRef',
+  'externalReference',
+  'externalRefs',
+  'externalReferences',
+  'graph',
+  'graphengine',
+  'instance',
+  'item',
+  'items',
+  'kind',
+  'kro',
+  'metadata',
+  'namespace',
+  'object',
+  'resource',
+  'resourcegraphdefinition',
+  'resourceGraphDefinition',
+  'resources',
+  'root',
+  'runtime',
+  'schema',
+  'self',
+  'serviceAccountName',
+  'spec',
+  'status',
+  'this',
+  'variables',
+  'vars',
+  'version',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'return',
+  'var',
+  'void',
+  'while',
+  'true',
+  'false',
+  'null',
+]);
+
+function nameByPart(build: Build, v: unknown, part: string): void {
+  const node = nodeOf(v);
+  if (!node || node.namedByPart || !/^[A-Za-z][A-Za-z0-9]*$/.test(part)) return;
+  const id = RESERVED_IDS.has(part) ? `${part}Node` : part;
+  if (build.nodes.some((n) => n !== node && n.graphId === id)) return;
+  node.graphId = id;
+  node.namedByPart = true;
+}
+
+/** Evaluates one instance: runs `build`, forces every part, returns the consumer view. */
+export function evaluateInstance(
+  build: Build,
+  instanceName: string,
+  inst: InstanceDef,
+  deps: Record<string, PackageView>,
+): PackageView {
+  const scope = makeScope(build, {
+    instanceName,
+    namespaceName: inst.namespace,
+    ...(inst.labelStyle ? { labelStyle: inst.labelStyle } : {}),
+    ...(inst.selectorLabels ? { selectorLabels: inst.selectorLabels } : {}),
+  });
+  namespaceResource(build, inst.namespace);
+  let defs: Record<string, unknown> | undefined;
+  const values = new Map<string, unknown>();
+  const state = new Map<string, 'forcing' | 'done'>();
+  const stack: string[] = [];
+  const force = (key: string): unknown => {
+    if (!defs)
+      throw new SdkError(SdkCode.packageDefinition, `self.${key} was read before build returned its parts`);
+    if (state.get(key) === 'done') return values.get(key);
+    if (state.get(key) === 'forcing') {
+      const path = [...stack.slice(stack.indexOf(key)), key].map((p) => `self.${p}`).join(' -> ');
+      throw new SdkError(
+        SdkCode.cycle,
+        `cycle in package ${inst.package.name} (instance ${instanceName}): ${path} (hint: use ${key}.rawSelector, lazy() or unsafeDiscardContext)`,
+      );
+    }
+    const desc = Object.getOwnPropertyDescriptor(defs, key);
+    if (!desc) return undefined;
+    state.set(key, 'forcing');
+    stack.push(key);
+    try {
+      let v: unknown = desc.get ? desc.get.call(defs) : desc.value;
+      if (typeof v === 'function' && v.length === 0 && !isResource(v)) v = (v as () => unknown)();
+      if (isPlainObject(v) && !isResource(v) && key !== 'root') {
+        const folder: Record<string, unknown> = {};
+        for (const [k, f] of Object.entries(v)) {
+          const fv = typeof f === 'function' && f.length === 0 ? (f as () => unknown)() : f;
+          nameByPart(build, fv, `${key}${k.charAt(0).toUpperCase()}${k.slice(1)}`);
+          folder[k] = fv;
+        }
+        v = folder;
+      }
+      nameByPart(build, v, key);
+      values.set(key, v);
+      state.set(key, 'done');
+      return v;
+    } catch (err) {
+      state.delete(key);
+      throw err;
+    } finally {
+      stack.pop();
+    }
+  };
+  const self = new Proxy({} as Record<string, unknown>, {
+    get: (_t, key) => (typeof key === 'string' ? force(key) : undefined),
+    has: (_t, key) => typeof key === 'string' && defs !== undefined && key in defs,
+    ownKeys: () => (defs ? Object.keys(defs) : []),
+    getOwnPropertyDescriptor: (_t, key) =>
+      typeof key === 'string' && defs && key in defs
+        ? { configurable: true, enumerable: true, value: force(key) }
+        : undefined,
+  });
+  defs = inst.package.build({
+    scope,
+    self,
+    deps,
+    config: inst.config,
+    availability: build.cluster.availability,
+    cluster: build.cluster,
+  });
+  if (!isPlainObject(defs)) {
+    throw new SdkError(
+      SdkCode.packageDefinition,
+      `package ${inst.package.name}: build must return an object of parts`,
+    );
+  }
+  for (const key of Object.keys(defs)) force(key);
+  return packageView(instanceName, inst.namespace, values);
+}
+
+function packageView(instanceName: string, namespaceName: string, parts: Map<string, unknown>): PackageView {
+  const raw = Object.fromEntries(parts);
+  const root = parts.get('root');
+  let rootResource: unknown;
+  let rootOut: Record<string, unknown> = {};
+  if (isResource(root)) rootResource = root;
+  else if (isPlainObject(root) && isResource(root.resource)) {
+    rootResource = root.resource;
+    if (isPlainObject(root.out)) rootOut = { ...root.out };
+  }
+  const baseOut = isResource(rootResource) ? (rootResource.out as Record<string, unknown>) : {};
+  const out = Object.freeze({ ...baseOut, ...rootOut });
+  const crdsPart = parts.get('crds');
+  const crds: Record<string, Resource<CrdOut>> = {};
+  if (isPlainObject(crdsPart)) {
+    for (const v of Object.values(crdsPart)) {
+      if (isResource(v) && v.kind === 'CustomResourceDefinition') {
+        const kind = (v.out as unknown as CrdOut).crKind;
+        crds[kind] = v as Resource<CrdOut>;
+      }
+    }
+  }
+  return Object.freeze({
+    ...Object.fromEntries(
+      Object.entries(raw).filter(([k, v]) => isPlainObject(v) && !['root', 'out', 'raw', 'crds'].includes(k)),
+    ),
+    ...out,
+    _type: 'kix.packageView' as const,
+    _packageInstance: instanceName,
+    _meta: { namespaceName, instanceName },
+    root: rootResource,
+    out: out as PackageView['out'],
+    raw,
+    crds,
+  }) as PackageView;
+}

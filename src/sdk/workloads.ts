@@ -1,0 +1,337 @@
+/**
+ * Workload builders: Deployment, StatefulSet, DaemonSet, Job, CronJob. Before sealing the resource they
+ * propagate selectors, expand the serviceAccount / headlessService shorthands, inject availability spread,
+ * request a companion PodDisruptionBudget and run the build-time validators.
+ */
+import { objectKey, type ResNode } from './build.ts';
+import { type AvailabilityLevel, availabilityLevels } from './cluster.ts';
+import { isKStr, type Str } from './context.ts';
+import { SdkCode, type SdkCodeValue, SdkError } from './errors.ts';
+import { materialize } from './materialize.ts';
+import {
+  type CommonArgs,
+  createResource,
+  isResource,
+  nodeOf,
+  type ScopeState,
+  type Workload,
+} from './resource.ts';
+import { checkSpreadSelectors } from './selectors.ts';
+import {
+  asArr,
+  asObj,
+  asText,
+  checkDaemonSet,
+  checkNamedPorts,
+  checkSelectorSubset,
+  checkSpreadFeasible,
+  podTemplateChecks,
+  type ValidationTarget,
+} from './validators.ts';
+import type { Value, ValueObject } from './values.ts';
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob';
+export const workloadKinds: readonly WorkloadKind[] = [
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+];
+export const workloadBuilder: Record<WorkloadKind, string> = {
+  Deployment: 'scope.mkDeployment',
+  StatefulSet: 'scope.mkStatefulSet',
+  DaemonSet: 'scope.mkDaemonSet',
+  Job: 'scope.mkJob',
+  CronJob: 'scope.mkCronJob',
+};
+
+export type AvailabilityMax = 'none' | 'pod' | 'node';
+
+export interface WorkloadArgs extends CommonArgs {
+  spec: ValueObject;
+  /** Caps the availability level this workload is spread for. */
+  availability?: { max?: AvailabilityMax };
+}
+export type DaemonSetArgs = Omit<WorkloadArgs, 'availability'>;
+
+type Mut = Record<string, Value>;
+
+function copyObj(v: unknown): Mut {
+  const o = asObj(v);
+  return o ? { ...(o as Mut) } : {};
+}
+
+const levelRank = (l: AvailabilityLevel): number => availabilityLevels.indexOf(l);
+
+export function effectiveLevel(
+  cluster: AvailabilityLevel,
+  max: AvailabilityMax | undefined,
+): AvailabilityLevel {
+  if (max === undefined) return cluster;
+  return levelRank(max) < levelRank(cluster) ? max : cluster;
+}
+
+function textMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(asObj(v) ?? {})) {
+    const t = asText(x);
+    if (t !== undefined) out[k] = t;
+  }
+  return out;
+}
+
+export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArgs): Workload {
+  const apiVersion = kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1';
+  const cluster = st.build.cluster;
+  const nameText = asText(a.name) ?? '';
+  const label = `${kind} ${st.namespaceName}/${nameText}`;
+  const key = objectKey(apiVersion, kind, st.namespaceName, nameText);
+  const specIn = asObj(a.spec);
+  if (!specIn) throw new SdkError(SdkCode.invalidArgument, `${label}: spec is required`);
+  const spec: Mut = { ...(specIn as Mut) };
+
+  if (kind === 'Job' && spec.ttlSecondsAfterFinished !== undefined && spec.ttlSecondsAfterFinished !== null) {
+    throw new SdkError(
+      SdkCode.jobTtlRefused,
+      `${label}: spec.ttlSecondsAfterFinished is refused: Kubernetes would delete the finished Job and the next deploy would run it again; a finished Job stays until a build no longer contains it`,
+      { node: key, path: 'spec.ttlSecondsAfterFinished' },
+    );
+  }
+  if (kind === 'DaemonSet' && (a as { availability?: unknown }).availability !== undefined) {
+    throw new SdkError(SdkCode.availabilityMax, `${label}: a DaemonSet does not accept availability.max`);
+  }
+  const max = a.availability?.max;
+  if (max !== undefined && !['none', 'pod', 'node'].includes(max)) {
+    throw new SdkError(SdkCode.availabilityMax, `${label}: availability.max must be "none", "pod" or "node"`);
+  }
+  const rerun = a.annotations?.['kix.run/rerun'];
+  if (rerun !== undefined) {
+    if (kind !== 'Job')
+      throw new SdkError(SdkCode.rerunAnnotation, `${label}: kix.run/rerun applies to Jobs only`);
+    if (asText(rerun) !== 'on-change') {
+      throw new SdkError(SdkCode.rerunAnnotation, `${label}: kix.run/rerun must be "on-change"`);
+    }
+  }
+
+  // The pod template lives at spec.template, or spec.jobTemplate.spec.template for a CronJob.
+  let jobTemplate: Mut | undefined;
+  let jobSpec: Mut | undefined;
+  let template: Mut;
+  if (kind === 'CronJob') {
+    jobTemplate = copyObj(spec.jobTemplate);
+    jobSpec = copyObj(jobTemplate.spec);
+    template = copyObj(jobSpec.template);
+  } else template = copyObj(spec.template);
+  const podPath = kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
+  const templateMeta = copyObj(template.metadata);
+  const podSpec = copyObj(template.spec);
+
+  // 1. selector propagation
+  const selector = asObj(spec.selector);
+  const matchLabels = asObj(selector?.matchLabels);
+  const explicitPodLabels = asObj(templateMeta.labels);
+  let selectorLabels: Record<string, Value>;
+  if (kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet') {
+    if (!matchLabels || Object.keys(matchLabels).length === 0) {
+      throw new SdkError(SdkCode.selectorRequired, `${label}: spec.selector.matchLabels is required`, {
+        node: key,
+        path: 'spec.selector.matchLabels',
+      });
+    }
+    if (explicitPodLabels) checkSelectorSubset({ label, key }, matchLabels, explicitPodLabels);
+    else templateMeta.labels = { ...(matchLabels as Mut) };
+    selectorLabels = { ...(matchLabels as Mut) };
+  } else if (kind === 'Job') {
+    if (!matchLabels && !explicitPodLabels) {
+      throw new SdkError(
+        SdkCode.podLabelsRequired,
+        `${label}: spec.selector.matchLabels or spec.template.metadata.labels is required`,
+        { node: key },
+      );
+    }
+    if (!explicitPodLabels) templateMeta.labels = { ...(matchLabels as Mut) };
+    selectorLabels = { ...((matchLabels ?? explicitPodLabels) as Mut) };
+  } else {
+    if (!explicitPodLabels) {
+      throw new SdkError(
+        SdkCode.podLabelsRequired,
+        `${label}: spec.jobTemplate.spec.template.metadata.labels is required`,
+        {
+          node: key,
+        },
+      );
+    }
+    selectorLabels = { ...(explicitPodLabels as Mut) };
+  }
+
+  // 2. serviceAccount shorthand
+  if (
+    podSpec.serviceAccount !== undefined &&
+    podSpec.serviceAccount !== null &&
+    typeof podSpec.serviceAccount === 'object' &&
+    !isKStr(podSpec.serviceAccount)
+  ) {
+    const sa = podSpec.serviceAccount;
+    if (!isResource(sa) || sa.kind !== 'ServiceAccount') {
+      throw new SdkError(
+        SdkCode.serviceAccountShorthand,
+        `${label}: ${podPath}.serviceAccount must be a ServiceAccount resource`,
+        {
+          node: key,
+        },
+      );
+    }
+    podSpec.serviceAccountName = sa.out.name;
+    delete podSpec.serviceAccount;
+  }
+
+  // 3. headlessService shorthand (StatefulSet)
+  if (kind === 'StatefulSet' && spec.headlessService !== undefined && spec.headlessService !== null) {
+    const svc = spec.headlessService;
+    const svcNode = nodeOf(svc);
+    const where = { node: key, path: 'spec.headlessService' };
+    if (!isResource(svc) || !svcNode || svc.kind !== 'Service' || svc.apiVersion !== 'v1') {
+      throw new SdkError(
+        SdkCode.headlessService,
+        `${label}: spec.headlessService must be a v1 Service resource`,
+        where,
+      );
+    }
+    if (svc.namespace !== st.namespaceName) {
+      throw new SdkError(
+        SdkCode.headlessService,
+        `${label}: headless Service ${svc.name} is in namespace ${svc.namespace}, not ${st.namespaceName}`,
+        where,
+      );
+    }
+    const clusterIP = asText(asObj(svcNode.draft.spec)?.clusterIP);
+    if (clusterIP !== 'None') {
+      throw new SdkError(
+        SdkCode.headlessService,
+        `${label}: Service ${svc.name} is not headless (clusterIP must be "None")`,
+        where,
+      );
+    }
+    spec.serviceName = svc.name; // plain string: no edge (avoids a cycle with the Service's selector)
+    delete spec.headlessService;
+  }
+
+  // 4. availability spread and PDB request
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const level = effectiveLevel(cluster.availability, max);
+  const keys = cluster.topology.failureDomainKeys;
+  const spreadEligible =
+    (kind === 'Deployment' || kind === 'StatefulSet') &&
+    replicas > 1 &&
+    keys.length > 0 &&
+    cluster.capabilities.multiNode !== false &&
+    level !== 'none' &&
+    asArr(podSpec.topologySpreadConstraints).length === 0;
+  if (spreadEligible) {
+    podSpec.topologySpreadConstraints = keys.map((topologyKey) => ({
+      maxSkew: 1,
+      topologyKey,
+      whenUnsatisfiable:
+        (level === 'zone' && topologyKey === cluster.topology.zoneKey) ||
+        (level === 'node' && topologyKey === cluster.topology.hostKey)
+          ? 'DoNotSchedule'
+          : 'ScheduleAnyway',
+      labelSelector: { matchLabels: { ...selectorLabels } },
+      ...(kind === 'Deployment' ? { matchLabelKeys: ['pod-template-hash'] } : {}),
+    }));
+  }
+
+  // reassemble
+  template.metadata = templateMeta;
+  template.spec = podSpec;
+  if (kind === 'CronJob') {
+    jobSpec!.template = template;
+    jobTemplate!.spec = jobSpec!;
+    spec.jobTemplate = jobTemplate!;
+  } else spec.template = template;
+
+  // 5. validators
+  const target: ValidationTarget = {
+    label,
+    key,
+    kind,
+    namespace: st.namespaceName,
+    spec,
+    podSpec,
+    podPath,
+    cluster,
+    warn: (code: SdkCodeValue, message: string, path?: string) =>
+      st.build.warn(code, message, { node: key, ...(path === undefined ? {} : { path }) }),
+  };
+  for (const check of podTemplateChecks) check(target);
+  if (!spreadEligible) checkSpreadSelectors(label, key, podSpec, textMap(templateMeta.labels));
+  if (kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet') {
+    checkNamedPorts(target);
+    checkSpreadFeasible(target);
+  }
+  if (kind === 'DaemonSet') checkDaemonSet(target);
+
+  // DNS: a ClusterFirst pod depends on the cluster DNS provider.
+  const structural: ResNode[] = [];
+  const expects: string[] = [];
+  const dnsPolicy = asText(podSpec.dnsPolicy);
+  if (cluster.providers.dns !== undefined && (dnsPolicy === undefined || dnsPolicy === 'ClusterFirst')) {
+    expects.push('role:dns');
+    const dnsNode = st.build.roleNodes.get('dns');
+    if (dnsNode) structural.push(dnsNode);
+  }
+  const holdsData = kind === 'StatefulSet' && asArr(spec.volumeClaimTemplates).length > 0;
+
+  const extraLabels: Record<string, Str> = {
+    ...(kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet'
+      ? { 'app.kubernetes.io/name': st.instanceName }
+      : {}),
+    ...(Object.fromEntries(
+      Object.entries(selectorLabels).filter(([, v]) => typeof v === 'string' || isKStr(v)),
+    ) as Record<string, Str>),
+  };
+  const rawSelector = Object.freeze(textMap(selectorLabels));
+  const { node, resource } = createResource(
+    st,
+    { ...a, apiVersion, kind, spec },
+    {
+      namespaced: true,
+      extraLabels,
+      structural,
+      systemAnnotations: {
+        ...(expects.length ? { 'kix.run/expects': expects.join(',') } : {}),
+        ...(holdsData ? { 'kix.run/holds-data': 'true' } : {}),
+      },
+      resourceExtra: { rawSelector },
+    },
+  );
+  if (spreadEligible) {
+    const podLabels = textMap(templateMeta.labels);
+    st.build.pdbRequests.push({
+      workload: node,
+      podLabels,
+      create: () => {
+        createResource(
+          st,
+          {
+            apiVersion: 'policy/v1',
+            kind: 'PodDisruptionBudget',
+            name: node.name,
+            spec: { maxUnavailable: 1, selector: { matchLabels: resource.out.selector } },
+          },
+          { namespaced: true },
+        );
+      },
+    });
+  }
+  return resource as Workload;
+}
+
+/** Whether a PDB's selector (plain text) selects pods with the given labels. */
+export function pdbSelects(pdb: ResNode, podLabels: Readonly<Record<string, string>>): boolean {
+  const m = materialize(asObj(asObj(pdb.draft.spec)?.selector)?.matchLabels, 'text').value;
+  const ml = asObj(m);
+  if (!ml || Object.keys(ml).length === 0) return false;
+  return Object.entries(ml).every(([k, v]) => podLabels[k] === v);
+}

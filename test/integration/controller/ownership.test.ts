@@ -1,0 +1,192 @@
+/**
+ * Field ownership and writes on a real API server: patch contribution and release, two Graphs
+ * contending, drift repair, an out-of-band delete, a ServiceAccount without rights, deletion order,
+ * and a steady state that makes no write request (graph-semantics.md §13, §22, §24; §27 items 29,
+ * 32–34).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { GraphController } from '../../../src/controller/controller.ts';
+import { diffCounts, type RestClient, WRITE_VERBS } from '../../../src/kube/index.ts';
+import { adminClient } from '../../support/kube.ts';
+import {
+  applyGraph,
+  cm,
+  conditionOf,
+  eventually,
+  getCm,
+  getGraph,
+  gone,
+  graph,
+  graphNamespace,
+  startController,
+  waitCondition,
+} from './support.ts';
+
+describe('Graph controller ownership', () => {
+  let client: RestClient;
+  let ns: string;
+  let controller: GraphController;
+
+  before(async () => {
+    client = await adminClient();
+    ns = await graphNamespace('gc-own');
+    controller = await startController([ns]);
+  });
+  after(async () => {
+    await controller?.stop();
+    controller?.client.close();
+  });
+
+  it('a patch contributes fields, then releases them when removed; the target survives', async () => {
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'pt-target', namespace: ns },
+      data: { own: 'mine' },
+    });
+    await applyGraph(
+      client,
+      graph(ns, 'pt', [
+        { id: 'keep', def: { v: 'x' } },
+        {
+          id: 'contrib',
+          patch: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pt-target', labels: { team: 'a' } }, data: { added: '${keep.v}' } },
+        },
+      ]),
+    );
+    const g = await waitCondition(client, ns, 'pt', 'Ready', 'True');
+    const target = await getCm(client, ns, 'pt-target');
+    assert.deepEqual(target?.data, { own: 'mine', added: 'x' });
+    assert.equal(target?.metadata.labels?.team, 'a');
+    const contributions = (g.status as { contributions: { name: string; fieldManager: string; subresource: string }[] }).contributions;
+    assert.equal(contributions.length, 1);
+    assert.match(contributions[0]?.fieldManager ?? '', /^kro-graphengine\.patch\.[0-9a-f]{12}\.[0-9a-f]{12}$/);
+    assert.deepEqual((g.status as { managedResources: unknown[] }).managedResources, []);
+
+    await applyGraph(client, graph(ns, 'pt', [{ id: 'keep', def: { v: 'x' } }]));
+    await eventually('contribution released', async () => {
+      const t = await getCm(client, ns, 'pt-target');
+      return t && t.data?.added === undefined && t.metadata.labels?.team === undefined ? t : undefined;
+    });
+    const released = await waitCondition(client, ns, 'pt', 'Ready', 'True');
+    assert.deepEqual((released.status as { contributions: unknown[] }).contributions, []);
+    assert.deepEqual((await getCm(client, ns, 'pt-target'))?.data, { own: 'mine' });
+  });
+
+  it('two Graphs templating one object: FieldManagerConflict reported, no takeover', async () => {
+    await applyGraph(client, graph(ns, 'first', [{ id: 'shared', template: cm('contended', { k: 'first' }) }]));
+    await waitCondition(client, ns, 'first', 'Ready', 'True');
+    await applyGraph(client, graph(ns, 'second', [{ id: 'shared', template: cm('contended', { k: 'second' }) }]));
+    const g = await waitCondition(client, ns, 'second', 'ResourcesConverged', 'False', 'FieldManagerConflict');
+    assert.match(conditionOf(g, 'ResourcesConverged')?.message ?? '', /kro-graphengine\.tmpl\./);
+    // Not fought over: the first Graph's value stays, the first Graph stays Ready.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual((await getCm(client, ns, 'contended'))?.data, { k: 'first' });
+    assert.equal(conditionOf(await getGraph(client, ns, 'first'), 'Ready')?.status, 'True');
+    // The second Graph never recorded the object with a UID: deleting it leaves the object alone.
+    const entries = (g.status as { managedResources: { name: string; uid?: string }[] }).managedResources;
+    assert.ok(entries.every((e) => e.uid === undefined), JSON.stringify(entries));
+    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name: 'second' });
+    await eventually('second deleted', async () => ((await getGraph(client, ns, 'second')) ? undefined : true));
+    assert.deepEqual((await getCm(client, ns, 'contended'))?.data, { k: 'first' });
+  });
+
+  it('repairs drift on a managed field (reclaimed from a human) and recreates an object deleted out of band', async () => {
+    await applyGraph(client, graph(ns, 'drift', [{ id: 'cm', template: cm('drift-cm', { k: 'v' }) }]));
+    await waitCondition(client, ns, 'drift', 'Ready', 'True');
+    // A human edits the managed field with their own apply: kgraph reclaims it with force.
+    await client.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'drift-cm', namespace: ns }, data: { k: 'human' } },
+      { fieldManager: 'kubectl', force: true },
+    );
+    await eventually('drift repaired', async () =>
+      (await getCm(client, ns, 'drift-cm'))?.data?.k === 'v' ? true : undefined,
+    );
+    const before = await getCm(client, ns, 'drift-cm');
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'drift-cm' });
+    const recreated = await eventually('recreated', async () => {
+      const o = await getCm(client, ns, 'drift-cm');
+      return o && o.metadata.uid !== before?.metadata.uid ? o : undefined;
+    });
+    assert.deepEqual(recreated.data, { k: 'v' });
+    const g = await eventually('inventory has the new UID', async () => {
+      const x = await getGraph(client, ns, 'drift');
+      const r = (x?.status as { managedResources: { uid?: string }[] }).managedResources;
+      return r[0]?.uid === recreated.metadata.uid ? x : undefined;
+    });
+    assert.ok(g);
+  });
+
+  it('a ServiceAccount without rights: ApplyFailed with the 403, nothing written', async () => {
+    await applyGraph(
+      client,
+      graph(ns, 'norights', [{ id: 'cm', template: cm('norights-cm', { k: 'v' }) }], { serviceAccountName: 'nobody' }),
+    );
+    const g = await waitCondition(client, ns, 'norights', 'ResourcesConverged', 'False', 'ApplyFailed');
+    const msg = conditionOf(g, 'ResourcesConverged')?.message ?? '';
+    assert.match(msg, /403/);
+    assert.match(msg, new RegExp(`system:serviceaccount:${ns}:nobody`));
+    assert.equal(await getCm(client, ns, 'norights-cm'), undefined);
+    assert.equal((g.status as { appliedServiceAccount: string }).appliedServiceAccount, `system:serviceaccount:${ns}:nobody`);
+  });
+
+  it('deletes in reverse order through the finalizer, waiting for a lingering dependent', async () => {
+    await applyGraph(
+      client,
+      graph(ns, 'del', [
+        { id: 'base', template: cm('del-base', { v: '1' }) },
+        {
+          id: 'dependent',
+          template: cm('del-dep', { from: '${base.metadata.name}' }, { finalizers: ['test.kgraph/hold'] }),
+        },
+      ]),
+    );
+    const g = await waitCondition(client, ns, 'del', 'Ready', 'True');
+    assert.deepEqual(
+      (g.status as { managedResources: { name: string }[] }).managedResources.map((r) => r.name),
+      ['del-base', 'del-dep'],
+    );
+    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name: 'del' });
+    // The dependent (applied last) is deleted first; it lingers on its finalizer, so base waits.
+    await eventually('dependent terminating', async () =>
+      (await getCm(client, ns, 'del-dep'))?.metadata.deletionTimestamp ? true : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const base = await getCm(client, ns, 'del-base');
+    assert.ok(base && !base.metadata.deletionTimestamp, 'base is not deleted while its dependent remains');
+    assert.ok(await getGraph(client, ns, 'del'), 'the Graph keeps its finalizer meanwhile');
+    await client.patch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'del-dep' },
+      { metadata: { finalizers: null } },
+    );
+    await gone(client, ns, 'del-base');
+    await eventually('graph gone', async () => ((await getGraph(client, ns, 'del')) ? undefined : true));
+  });
+
+  it('a steady state makes zero write requests', async () => {
+    await applyGraph(
+      client,
+      graph(ns, 'steady', [
+        { id: 'cfg', def: { items: ['a', 'b', 'c'] } },
+        { id: 'base', template: cm('steady-base', { k: 'v' }, { labels: { app: 'steady' } }) },
+        { id: 'many', forEach: [{ i: '${cfg.items}' }], template: cm('steady-${i}', { from: '${base.metadata.name}' }) },
+        { id: 'p', patch: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'steady-base' }, data: { extra: 'x' } } },
+      ]),
+    );
+    await waitCondition(client, ns, 'steady', 'Ready', 'True');
+    await controller.idle();
+    await new Promise((r) => setTimeout(r, 500));
+    await controller.idle();
+    const before = controller.client.counters.snapshot();
+    const reconcilesBefore = controller.metrics.reconcileCount();
+    // Force reconciles of every Graph in the namespace, as a resync would.
+    for (const name of ['steady', 'drift', 'first', 'pt', 'del']) controller.queue.add(`${ns}/${name}`);
+    controller.queue.add(`${ns}/steady`);
+    await new Promise((r) => setTimeout(r, 200));
+    await controller.idle();
+    const delta = diffCounts(before, controller.client.counters.snapshot());
+    assert.ok(controller.metrics.reconcileCount() > reconcilesBefore, 'reconciles ran');
+    for (const v of WRITE_VERBS) assert.equal(delta[v], 0, `${v} requests in steady state: ${JSON.stringify(delta)}`);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Shared helpers of the controller integration tests: a namespace whose `default` ServiceAccount may
+ * write everything in it, a controller restricted to that namespace, Graph helpers and waits.
+ */
+import pino from 'pino';
+import { GraphController } from '../../../src/controller/controller.ts';
+import { installGraphCrd } from '../../../src/controller/crd.ts';
+import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import { RestClient as Client } from '../../../src/kube/rest.ts';
+import { sharedControlPlane } from '../../support/controlPlane.ts';
+import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
+
+export { eventually };
+
+let crdInstalled: Promise<unknown> | undefined;
+
+/** The Graph CRD, installed once per test process. */
+export async function ensureCrd(): Promise<void> {
+  crdInstalled ??= adminClient().then((c) => installGraphCrd(c));
+  await crdInstalled;
+}
+
+/** A fresh namespace where ServiceAccount `sa` (default `default`) may do anything. */
+export async function graphNamespace(prefix: string, sa = 'default'): Promise<string> {
+  const client = await adminClient();
+  const ns = await testNamespace(prefix);
+  await grantAll(client, ns, sa);
+  return ns;
+}
+
+export async function grantAll(client: RestClient, ns: string, sa: string): Promise<void> {
+  await client.apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'graph-writer', namespace: ns },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    },
+    { fieldManager: 'test' },
+  );
+  await client.apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `graph-writer-${sa}`, namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'graph-writer' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    },
+    { fieldManager: 'test' },
+  );
+}
+
+/** A controller on its own client (own request counters), restricted to `namespaces`. */
+export async function startController(
+  namespaces: string[],
+  opts: { concurrency?: number } = {},
+): Promise<GraphController> {
+  await ensureCrd();
+  const cp = await sharedControlPlane();
+  const client = new Client(cp.kc);
+  const controller = new GraphController({
+    client,
+    namespaces,
+    installCrd: false,
+    concurrency: opts.concurrency ?? 2,
+    log: pino({ level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  await controller.start();
+  return controller;
+}
+
+export function graph(ns: string, name: string, nodes: unknown[], spec: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'kro.run/v1alpha1',
+    kind: 'Graph',
+    metadata: { name, namespace: ns },
+    spec: { ...spec, nodes },
+  };
+}
+
+/** Applies a Graph as the test user (server-side apply, manager `test`, forced). */
+export async function applyGraph(client: RestClient, g: KubeObject): Promise<KubeObject> {
+  return client.apply(g, { fieldManager: 'test', force: true });
+}
+
+export interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration: number;
+}
+
+export function conditionOf(g: KubeObject | undefined, type: string): Cond | undefined {
+  const s = g?.status as { conditions?: Cond[] } | undefined;
+  return s?.conditions?.find((c) => c.type === type);
+}
+
+export async function getGraph(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
+  return client.getOrUndefined({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name });
+}
+
+/** Waits until the Graph's condition has this status (and reason), for its current generation. */
+export async function waitCondition(
+  client: RestClient,
+  ns: string,
+  name: string,
+  type: string,
+  status: string,
+  reason?: string,
+  timeoutMs = 30_000,
+): Promise<KubeObject> {
+  let last: KubeObject | undefined;
+  try {
+    return await eventually(
+      `Graph ${name} ${type}=${status}${reason ? ` (${reason})` : ''}`,
+      async () => {
+        const g = await getGraph(client, ns, name);
+        last = g;
+        const c = conditionOf(g, type);
+        if (!g || !c) return undefined;
+        if (c.observedGeneration !== g.metadata.generation) return undefined;
+        return c.status === status && (reason === undefined || c.reason === reason) ? g : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last?.status)}`);
+  }
+}
+
+export function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+export async function getCm(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
+  return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+}
+
+export async function gone(client: RestClient, ns: string, name: string, kind = 'ConfigMap', apiVersion = 'v1') {
+  return eventually(`${kind} ${name} deleted`, async () =>
+    (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
+  );
+}

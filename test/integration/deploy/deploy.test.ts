@@ -1,0 +1,286 @@
+/**
+ * The ordered deployer on the real control plane. The control plane runs no
+ * Deployment or Job controllers, so the tests play those controllers' part by
+ * writing status through the status subresource, exactly as they would.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type DeployEvent, Deployer, type DeployResult } from '../../../src/deploy/deployer.ts';
+import { planDeploy } from '../../../src/deploy/plan.ts';
+import type { RestClient } from '../../../src/kube/rest.ts';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import { type Manifest, manifestHash } from '../../../src/sdk/index.ts';
+import { uniqueName } from '../../support/controlPlane.ts';
+import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
+
+/** Records dependencies the way synth does: the identity hashes of what `m` depends on. */
+function dependsOn(m: Manifest, ...deps: { m: Manifest; kind?: 'requires' }[]): Manifest {
+  const entries = deps.map((d) => `${d.kind ? `${d.kind}:` : ''}${manifestHash(d.m)}`).sort();
+  m.metadata.annotations = { ...(m.metadata.annotations ?? {}), 'kix.run/depends-on': entries.join(',') };
+  return m;
+}
+
+const configMap = (ns: string, name: string, data: Record<string, string> = { k: 'v' }): Manifest => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns },
+  data,
+});
+
+const job = (ns: string, image: string, annotations: Record<string, string> = {}): Manifest => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'migrate', namespace: ns, annotations },
+  spec: {
+    template: { spec: { restartPolicy: 'Never', containers: [{ name: 'migrate', image }] } },
+  },
+});
+
+const deployment = (ns: string): Manifest => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'api', namespace: ns },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: 'api' } },
+    template: {
+      metadata: { labels: { app: 'api' } },
+      spec: { containers: [{ name: 'api', image: 'api:1' }] },
+    },
+  },
+});
+
+const service = (ns: string): Manifest => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'api', namespace: ns },
+  spec: { selector: { app: 'api' }, ports: [{ port: 80, targetPort: 8080 }] },
+});
+
+/** Plays the Job controller: marks the Job complete. */
+async function completeJob(client: RestClient, ns: string, name = 'migrate'): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await client.patch(
+    { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name },
+    {
+      status: {
+        startTime: now,
+        completionTime: now,
+        succeeded: 1,
+        conditions: [
+          { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: now, lastTransitionTime: now },
+          { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now },
+        ],
+      },
+    },
+    { subresource: 'status' },
+  );
+}
+
+/** Plays the Deployment controller: reports the rollout available. */
+async function rollOut(client: RestClient, ns: string, name = 'api'): Promise<void> {
+  const live = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await client.patch(
+    { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name },
+    {
+      status: {
+        observedGeneration: live.metadata.generation,
+        replicas: 1,
+        updatedReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 1,
+        conditions: [
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'MinimumReplicasAvailable',
+            lastUpdateTime: now,
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    },
+    { subresource: 'status' },
+  );
+}
+
+function indexOf(events: DeployEvent[], type: DeployEvent['type'], key: string): number {
+  const i = events.findIndex((e) => e.type === type && e.key === key);
+  assert.ok(
+    i >= 0,
+    `expected event ${type} for ${key}; saw ${events.map((e) => `${e.type}:${e.key}`).join(' ')}`,
+  );
+  return i;
+}
+
+describe('kgraph deploy on a real control plane', () => {
+  let client: RestClient;
+  before(async () => {
+    client = await adminClient();
+  });
+  after(() => client?.close());
+
+  it('applies in dependency order, each object only after its dependencies are ready', async () => {
+    const ns = await testNamespace('deploy-order');
+    const cm = configMap(ns, 'config');
+    const migrate = dependsOn(job(ns, 'migrate:1'), { m: cm });
+    const api = dependsOn(deployment(ns), { m: cm }, { m: migrate, kind: 'requires' });
+    const svc = dependsOn(service(ns), { m: api });
+    const events: DeployEvent[] = [];
+    const run = new Deployer(client, {
+      name: uniqueName('order'),
+      inventoryNamespace: ns,
+      pollMs: 100,
+      timeoutMs: 60_000,
+      onEvent: (e) => events.push(e),
+    }).run([svc, api, migrate, cm]);
+
+    const jobTarget = { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' };
+    const depTarget = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'api' };
+    const svcTarget = { apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'api' };
+    await eventually('the Job to be applied', () => client.getOrUndefined(jobTarget));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(
+      await client.getOrUndefined(depTarget),
+      undefined,
+      'the Deployment waits for the Job to complete',
+    );
+    await completeJob(client, ns);
+    await eventually('the Deployment to be applied', () => client.getOrUndefined(depTarget));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await client.getOrUndefined(svcTarget), undefined, 'the Service waits for the rollout');
+    await rollOut(client, ns);
+    const result: DeployResult = await run;
+
+    assert.ok(result.ok, JSON.stringify(result.failed));
+    const k = (m: Manifest) => `${m.apiVersion}/${m.kind}/${ns}/${m.metadata.name}`;
+    assert.deepEqual(result.order, [k(cm), k(migrate), k(api), k(svc)]);
+    assert.ok(indexOf(events, 'ready', k(cm)) < indexOf(events, 'applied', k(migrate)));
+    assert.ok(indexOf(events, 'ready', k(migrate)) < indexOf(events, 'applied', k(api)));
+    assert.ok(indexOf(events, 'ready', k(api)) < indexOf(events, 'applied', k(svc)));
+    const live = await client.get(svcTarget);
+    assert.equal(live.metadata.annotations?.['kix.run/hash'], manifestHash(svc));
+  });
+
+  it('prunes what a later build no longer contains, and never touches objects outside the inventory', async () => {
+    const ns = await testNamespace('deploy-prune');
+    const name = uniqueName('prune');
+    const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
+    const first = await new Deployer(client, opts).run([configMap(ns, 'a'), configMap(ns, 'b')]);
+    assert.ok(first.ok);
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: ns } });
+
+    const second = await new Deployer(client, opts).run([configMap(ns, 'a')]);
+    assert.ok(second.ok);
+    assert.deepEqual(second.pruned, [`v1/ConfigMap/${ns}/b`]);
+    assert.deepEqual(second.unchanged, [`v1/ConfigMap/${ns}/a`], 'an unchanged object is not re-applied');
+    const get = (n: string) =>
+      client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: n });
+    await eventually('b to be deleted', async () => ((await get('b')) ? undefined : true));
+    assert.ok(await get('a'));
+    assert.ok(await get('c'), 'an object the inventory never recorded survives');
+  });
+
+  it('reruns a Job whose spec changed when annotated kix.run/rerun: on-change, and refuses otherwise', async () => {
+    const ns = await testNamespace('deploy-rerun');
+    const name = uniqueName('rerun');
+    const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
+    const target = { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' };
+
+    const first = new Deployer(client, opts).run([job(ns, 'migrate:1', { 'kix.run/rerun': 'on-change' })]);
+    await eventually('the Job', () => client.getOrUndefined(target));
+    await completeJob(client, ns);
+    assert.ok((await first).ok);
+    const uid1 = (await client.get(target)).metadata.uid;
+
+    const again = await new Deployer(client, opts).run([
+      job(ns, 'migrate:1', { 'kix.run/rerun': 'on-change' }),
+    ]);
+    assert.ok(again.ok);
+    assert.equal((await client.get(target)).metadata.uid, uid1, 'an unchanged Job is not rerun');
+
+    const events: DeployEvent[] = [];
+    const second = new Deployer(client, { ...opts, onEvent: (e) => events.push(e) }).run([
+      job(ns, 'migrate:2', { 'kix.run/rerun': 'on-change' }),
+    ]);
+    const rerun = await eventually('the new Job', async () => {
+      const j = await client.getOrUndefined(target);
+      return j && j.metadata.uid !== uid1 ? j : undefined;
+    });
+    assert.equal(
+      (rerun.spec as KubeObject['spec'] & { template: { spec: { containers: { image: string }[] } } })
+        .template.spec.containers[0]!.image,
+      'migrate:2',
+    );
+    await completeJob(client, ns);
+    assert.ok((await second).ok);
+    assert.ok(events.some((e) => e.type === 'rerun'));
+
+    const refused = await new Deployer(client, opts).run([job(ns, 'migrate:3')]);
+    assert.equal(refused.ok, false);
+    assert.match(refused.failed[0]!.message, /immutable.*kix\.run\/rerun: on-change/);
+  });
+
+  it('dry-run plans without writing; drift by another manager is reported, and --force repairs it', async () => {
+    const ns = await testNamespace('deploy-drift');
+    const name = uniqueName('drift');
+    const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
+    const cm = configMap(ns, 'settings', { level: 'info' });
+
+    const planned = await planDeploy(client, [cm], opts);
+    assert.deepEqual(
+      planned.steps.map((s) => s.action),
+      ['create'],
+    );
+    const target = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' };
+    assert.equal(await client.getOrUndefined(target), undefined, 'a dry run writes nothing');
+
+    assert.ok((await new Deployer(client, opts).run([cm])).ok);
+    assert.deepEqual(
+      (await planDeploy(client, [cm], opts)).steps.map((s) => s.action),
+      ['unchanged'],
+    );
+
+    await client.patch(target, { data: { level: 'debug' } }, { fieldManager: 'kubectl-edit' });
+    const drifted = await new Deployer(client, opts).run([cm]);
+    assert.equal(drifted.ok, false);
+    assert.deepEqual(drifted.drift, [`v1/ConfigMap/${ns}/settings`]);
+    assert.match(drifted.failed[0]!.message, /kubectl-edit.*--force/);
+
+    const repaired = await new Deployer(client, { ...opts, force: true }).run([cm]);
+    assert.ok(repaired.ok, JSON.stringify(repaired.failed));
+    assert.deepEqual((await client.get(target)).data, { level: 'info' });
+  });
+
+  it('hands ceded fields over instead of deleting them', async () => {
+    const ns = await testNamespace('deploy-cede');
+    const name = uniqueName('cede');
+    const opts = { name, inventoryNamespace: ns, wait: false, pollMs: 100 };
+    const d = deployment(ns);
+    d.metadata.annotations = { 'kix.run/cede-fields': JSON.stringify(['spec.replicas']) };
+    (d.spec as { replicas: number }).replicas = 2;
+    assert.ok((await new Deployer(client, opts).run([d])).ok);
+    const target = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'api' };
+    const withLabel = (tier: string) => {
+      const next = structuredClone(d);
+      (
+        next.spec as { template: { metadata: { labels: Record<string, string> } } }
+      ).template.metadata.labels.tier = tier;
+      return next;
+    };
+    const replicas = async () => ((await client.get(target)).spec as { replicas: number }).replicas;
+
+    // No one else owns replicas yet: a changed intent hands it over instead of dropping it (which would reset it).
+    assert.ok((await new Deployer(client, opts).run([withLabel('a')])).ok);
+    assert.equal(await replicas(), 2);
+    const managers = (await client.get(target)).metadata.managedFields?.map((m) => m.manager);
+    assert.ok(managers?.includes('kix-ceded'), `managers: ${managers?.join(', ')}`);
+
+    // An autoscaler takes replicas over; later deploys leave its value alone.
+    await client.patch(target, { spec: { replicas: 5 } }, { fieldManager: 'autoscaler' });
+    const r = await new Deployer(client, opts).run([withLabel('b')]);
+    assert.ok(r.ok, JSON.stringify(r.failed));
+    assert.equal(await replicas(), 5, 'the autoscaler keeps replicas');
+  });
+});

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import YAML from 'yaml';
+import { runSynth } from '../../../src/cli/commands/synth.ts';
+import type { Manifest } from '../../../src/sdk/index.ts';
+
+const example = 'examples/sdk/webapp.ts';
+const cluster = 'examples/sdk/cluster.yaml';
+
+/** A kro expression `${p}`. */
+const ex = (p: string): string => ['$', '{', p, '}'].join('');
+
+describe('kgraph synth', () => {
+  it('synthesizes the example web app: ConfigMap, Secret, Deployment, Service, migration Job, CRD and CR, in dependency order', async () => {
+    const r = await runSynth(example, { cluster });
+    const docs = r.documents.map((d) => YAML.parse(d) as Manifest);
+    const kinds = docs.map((d) => d.kind);
+    for (const kind of [
+      'Namespace',
+      'ConfigMap',
+      'Secret',
+      'ServiceAccount',
+      'Job',
+      'Deployment',
+      'Service',
+      'CustomResourceDefinition',
+      'Dashboard',
+      'PodDisruptionBudget',
+    ]) {
+      assert.ok(kinds.includes(kind), `missing ${kind}`);
+    }
+    const idx = (kind: string) => kinds.indexOf(kind);
+    assert.ok(idx('Job') < idx('Deployment'), 'the migration Job comes before the Deployment (requires)');
+    assert.ok(idx('Deployment') < idx('Service'));
+    assert.ok(idx('CustomResourceDefinition') < idx('Dashboard'));
+    const dep = docs[idx('Deployment')]!;
+    assert.ok(dep.metadata.annotations?.['kix.run/depends-on']?.includes('requires:'));
+    const cr = docs[idx('Dashboard')]!;
+    assert.equal(cr.metadata.annotations?.['kix.run/readiness'], '{"path":"/status/phase","equals":"Ready"}');
+    assert.deepEqual(r.diagnostics, []);
+  });
+
+  it('-o DIR writes one YAML file per object, numbered in apply order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-synth-'));
+    try {
+      const r = await runSynth(example, { cluster, output: dir });
+      const files = readdirSync(dir).sort();
+      assert.equal(files.length, r.documents.length);
+      assert.match(files[0]!, /^001-namespace-shop\.yaml$/);
+      assert.equal((YAML.parse(readFileSync(join(dir, files[0]!), 'utf8')) as Manifest).kind, 'Namespace');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--as graph emits one kro Graph', async () => {
+    const r = await runSynth(example, { cluster, as: 'graph' });
+    assert.equal(r.documents.length, 1);
+    const g = YAML.parse(r.documents[0]!) as {
+      kind: string;
+      metadata: { name: string };
+      spec: { nodes: { id: string }[] };
+    };
+    assert.equal(g.kind, 'Graph');
+    assert.equal(g.metadata.name, 'webapp');
+    assert.ok(g.spec.nodes.some((n) => n.id === 'deployment'));
+    assert.ok(r.documents[0]!.includes(ex('config.metadata.name')));
+  });
+
+  it('without --cluster the package runs as one instance in a namespace named after it', async () => {
+    const r = await runSynth(example);
+    const docs = r.documents.map((d) => YAML.parse(d) as Manifest);
+    assert.equal(docs.find((m) => m.kind === 'Namespace')?.metadata.name, 'webapp');
+    assert.equal(docs.find((m) => m.kind === 'Deployment')?.metadata.namespace, 'webapp');
+    // The default cluster has no failure-domain keys: no spread, no PodDisruptionBudget.
+    assert.equal(
+      docs.some((m) => m.kind === 'PodDisruptionBudget'),
+      false,
+    );
+  });
+
+  it('a module without a package or cluster export is an error', async () => {
+    await assert.rejects(runSynth('examples/sdk/cluster.yaml'), /cannot load|default export/);
+  });
+});
