@@ -174,7 +174,7 @@ if (process.argv.includes('--write')) {
     text = `${text.trimEnd()}\n\n${section}`;
   } else {
     const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1));
+    text = text.slice(0, start) + section + (next < 0 ? '' : `\n${text.slice(next + 1)}`);
   }
   writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
 }

@@ -177,7 +177,11 @@ export class GraphReconciler {
     const uid = graph.metadata.uid ?? '';
     const generation = graph.metadata.generation ?? 0;
     const hit = this.compiled.get(uid);
-    if (hit && hit.generation === generation && hit.epoch === this.epoch) return hit.outcome;
+    if (hit && hit.generation === generation && hit.epoch === this.epoch) {
+      if (!hit.outcome.unknownKind) return hit.outcome;
+      // A kind was unknown: schemas may have been published since (CRD OpenAPI lags Established).
+      this.deps.compiler.invalidate();
+    }
     const epoch = this.epoch;
     const outcome = await this.deps.compiler.compile(graph);
     this.compiled.set(uid, { generation, epoch, outcome });

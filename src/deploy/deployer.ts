@@ -13,6 +13,7 @@ import { cededPaths, ownedByOthers, payloadAt, stripCeded, valueAt } from './ced
 import {
   entryKey,
   type InventoryEntry,
+  inventoryEntries,
   inventoryRef,
   pruneCandidates,
   readInventory,
@@ -161,17 +162,7 @@ export class Deployer {
     const outcomes = await Promise.all(done.values());
     result.ok = outcomes.every(Boolean);
 
-    const current: InventoryEntry[] = plan
-      .filter((p) => !p.import)
-      .map((p, order) => ({
-        apiVersion: p.manifest.apiVersion,
-        kind: p.manifest.kind,
-        ...(p.manifest.metadata.namespace ? { namespace: p.manifest.metadata.namespace } : {}),
-        name: p.manifest.metadata.name,
-        hash: p.hash,
-        order,
-        ...(p.manifest.metadata.annotations?.['kix.run/holds-data'] === 'true' ? { holdsData: true } : {}),
-      }));
+    const current = inventoryEntries(plan);
     if (!result.ok) {
       // A failed run prunes nothing, but remembers what it applied so a later run can prune it.
       const merged = new Map(previous.map((e) => [entryKey(e), e]));
@@ -317,7 +308,11 @@ export class Deployer {
         if (!(isApiError(err) && err.isApplyConflict)) throw err;
         // Someone else wrote our fields (kubectl edit, another controller): drift owned by them.
         result.drift.push(key);
-        this.emit('drift', key, `changed out of band by ${err.conflictingManagers.join(', ')}`);
+        this.emit(
+          'drift',
+          key,
+          `changed out of band by ${err.conflictingManagers.join(', ')} at ${err.conflicts.map((c) => c.field).join(', ')}`,
+        );
         throw conflictError(key, err);
       }
       if (sameContent(dry, live)) {

@@ -5,6 +5,7 @@
  */
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
+import type { PlannedObject } from '../sdk/index.ts';
 
 export interface InventoryEntry {
   apiVersion: string;
@@ -65,4 +66,19 @@ export async function writeInventory(
 export function pruneCandidates(previous: InventoryEntry[], current: InventoryEntry[]): InventoryEntry[] {
   const keep = new Set(current.map(entryKey));
   return previous.filter((e) => !keep.has(entryKey(e))).sort((a, b) => b.order - a.order);
+}
+
+/** What a run records for its plan: every managed object (imports are never recorded), in apply order. */
+export function inventoryEntries(plan: readonly PlannedObject[]): InventoryEntry[] {
+  return plan
+    .filter((p) => !p.import)
+    .map((p, order) => ({
+      apiVersion: p.manifest.apiVersion,
+      kind: p.manifest.kind,
+      ...(p.manifest.metadata.namespace ? { namespace: p.manifest.metadata.namespace } : {}),
+      name: p.manifest.metadata.name,
+      hash: p.hash,
+      order,
+      ...(p.manifest.metadata.annotations?.['kix.run/holds-data'] === 'true' ? { holdsData: true } : {}),
+    }));
 }

@@ -8,7 +8,7 @@ import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { type Manifest, planOrder } from '../sdk/index.ts';
 import { DEFAULT_FIELD_MANAGER, HASH_ANNOTATION, sameContent } from './deployer.ts';
-import { entryKey, type InventoryEntry, inventoryRef, pruneCandidates, readInventory } from './inventory.ts';
+import { entryKey, inventoryEntries, inventoryRef, pruneCandidates, readInventory } from './inventory.ts';
 
 export type PlanAction = 'create' | 'update' | 'unchanged' | 'drift' | 'conflict' | 'import' | 'unknown-kind';
 
@@ -94,15 +94,7 @@ export async function planDeploy(
     }
   }
   const previous = await readInventory(client, inventoryRef(opts.name, opts.inventoryNamespace));
-  const current: InventoryEntry[] = plan.map((p, order) => ({
-    apiVersion: p.manifest.apiVersion,
-    kind: p.manifest.kind,
-    ...(p.manifest.metadata.namespace ? { namespace: p.manifest.metadata.namespace } : {}),
-    name: p.manifest.metadata.name,
-    hash: p.hash,
-    order,
-  }));
-  return { steps, prune: pruneCandidates(previous, current).map(entryKey) };
+  return { steps, prune: pruneCandidates(previous, inventoryEntries(plan)).map(entryKey) };
 }
 
 export function formatPlan(plan: DeployPlan): string {

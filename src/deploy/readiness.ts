@@ -85,7 +85,9 @@ function predicateReadiness(obj: KubeObject, p: ReadinessPredicate): Readiness {
     const c = condition(obj, p.condition.type);
     return c?.status === p.condition.status
       ? ready()
-      : waiting(`condition ${p.condition.type} is ${c?.status ?? 'absent'}, want ${p.condition.status}`);
+      : waiting(
+          `condition ${p.condition.type} is ${c?.status ?? 'absent'}, want ${p.condition.status}${c?.message ? `: ${c.message}` : ''}`,
+        );
   }
   const actual = get(obj, pointer(p.path));
   if ('equals' in p) {
@@ -181,7 +183,10 @@ export function readinessOf(live: KubeObject | undefined): Readiness {
     default: {
       // A custom resource without a predicate: the generic status convention.
       const r = condition(live, 'Ready');
-      if (r) return r.status === 'True' ? ready() : waiting(`condition Ready is ${r.status}`);
+      if (r)
+        return r.status === 'True'
+          ? ready()
+          : waiting(`condition Ready is ${r.status}${r.message ? `: ${r.message}` : ''}`);
       if (live.status !== undefined && !generationCurrent(live)) return waiting('status not yet observed');
       return ready('exists');
     }

@@ -1173,7 +1173,7 @@ class Compiler {
       });
     }
     if (d.payload && d.kind !== 'graph' && d.payload.t === 'map') {
-      compiled.payload = this.buildValue(d.payload, [], d.payloadSegs, d);
+      compiled.payload = this.buildValue(d.payload, [], [...d.payloadSegs], d);
       if (d.kind !== 'def') this.checkIdentityRule(d, compiled);
       if (
         d.kind === 'template' &&
@@ -1236,24 +1236,50 @@ class Compiler {
     );
   }
 
+  /**
+   * The payload value tree. `path` and `segs` are shared stacks (pushed and popped) to keep the
+   * walk allocation-light; slots copy what they keep. Literal subtrees reuse the JSON value built
+   * bottom-up instead of re-walking the YAML.
+   */
   private buildValue(y: YNode, path: (string | number)[], segs: PathSegment[], d: Draft): ValueNode {
     if (y.t === 'scalar') {
       if (typeof y.value === 'string' && y.value.includes('${')) {
-        const slot = this.compileSlot(y, path, segs, d, 'payload', d.frame);
+        const slot = this.compileSlot(y, [...path], [...segs], d, 'payload', d.frame);
         if (slot) return { t: 'expr', slot };
       }
       return { t: 'literal', value: y.value };
     }
     if (y.t === 'seq') {
-      const items = y.items.map((item, i) => this.buildValue(item, [...path, i], [...segs, i], d));
-      if (items.every((i) => i.t === 'literal')) return { t: 'literal', value: toJson(y) };
+      const items: ValueNode[] = [];
+      let literal = true;
+      y.items.forEach((item, i) => {
+        path.push(i);
+        segs.push(i);
+        const v = this.buildValue(item, path, segs, d);
+        path.pop();
+        segs.pop();
+        if (v.t !== 'literal') literal = false;
+        items.push(v);
+      });
+      if (literal) return { t: 'literal', value: items.map((v) => (v as { value: JsonValue }).value) };
       return { t: 'list', items };
     }
-    const entries: [string, ValueNode][] = y.entries.map((e) => [
-      e.key,
-      this.buildValue(e.value, [...path, e.key], [...segs, e.key], d),
-    ]);
-    if (entries.every(([, v]) => v.t === 'literal')) return { t: 'literal', value: toJson(y) };
+    const entries: [string, ValueNode][] = [];
+    let literal = true;
+    for (const e of y.entries) {
+      path.push(e.key);
+      segs.push(e.key);
+      const v = this.buildValue(e.value, path, segs, d);
+      path.pop();
+      segs.pop();
+      if (v.t !== 'literal') literal = false;
+      entries.push([e.key, v]);
+    }
+    if (literal) {
+      const value: { [k: string]: JsonValue } = {};
+      for (const [k, v] of entries) value[k] = (v as { value: JsonValue }).value;
+      return { t: 'literal', value };
+    }
     return { t: 'object', entries };
   }
 

@@ -278,21 +278,29 @@ class Checker {
         });
         return;
       case 'literal':
-        if (root) this.literal(n, v.value, path, root);
+        if (root) this.literal(n, v.value, [...path], root);
         return;
     }
   }
 
   /** §17.3: literal fields are validated like the API server would. */
-  private literal(n: CompiledNode, value: JsonValue, path: (string | number)[], root: OpenApiSchema): void {
-    const at = schemaAtPath(root, path, { resourceRoot: true });
+  private literal(
+    n: CompiledNode,
+    value: JsonValue,
+    path: (string | number)[],
+    root: OpenApiSchema,
+    here?: OpenApiSchema,
+  ): void {
+    // The first call locates the subtree from the root; children descend one step at a time.
+    const at = here ? { kind: 'schema' as const, schema: here } : schemaAtPath(root, path, { resourceRoot: true });
     if (at.kind === 'schemaless') return;
     if (at.kind === 'unknown') {
+      const known = path.slice(0, at.at + 1);
       this.reportAt(
         n,
-        path.slice(0, at.at + 1),
+        known,
         GraphCode.UnknownLiteralField,
-        `field ${formatPath(path.slice(0, at.at + 1))} is not declared by the schema of ${n.resolved?.kind}`,
+        `field ${formatPath(known)} is not declared by the schema of ${n.resolved?.kind}`,
       );
       return;
     }
@@ -320,13 +328,23 @@ class Checker {
       );
       return;
     }
-    if (got === 'object') {
-      const obj = value as { [k: string]: JsonValue };
-      for (const [k, x] of Object.entries(obj)) this.literal(n, x, [...path, k], root);
-    } else if (got === 'array') {
-      (value as JsonValue[]).forEach((x, i) => {
-        this.literal(n, x, [...path, i], root);
-      });
+    if (got !== 'object' && got !== 'array') return;
+    const children: [string | number, JsonValue][] =
+      got === 'array' ? (value as JsonValue[]).map((x, i) => [i, x]) : Object.entries(value as object);
+    for (const [k, x] of children) {
+      const child = schemaAtPath(s, [k]);
+      path.push(k);
+      if (child.kind === 'unknown') {
+        this.reportAt(
+          n,
+          path,
+          GraphCode.UnknownLiteralField,
+          `field ${formatPath(path)} is not declared by the schema of ${n.resolved?.kind}`,
+        );
+      } else if (child.kind === 'schema') {
+        this.literal(n, x, path, root, child.schema);
+      }
+      path.pop();
     }
   }
 

@@ -1,6 +1,13 @@
 /**
  * The public surface of the kube layer. Everything that talks to an API server
  * goes through here; nothing else in kgraph imports client-node except for `KubeConfig`.
+ *
+ *   const client = new RestClient(kc);                       // rest.ts: raw JSON, counters, ApiError
+ *   await client.apply(obj, { fieldManager: 'm' });           // SSA; 409 → e.conflictingManagers
+ *   const asSA = client.withImpersonation(serviceAccountImpersonation(ns, sa));
+ *   const inf = new Informer(client, { target: { apiVersion: 'v1', kind: 'ConfigMap' } });
+ *   const q = new WorkQueue<string>();                        // dedup + 1 s…5 min per-key backoff
+ *   applyWouldChange(desired, inf.get(ns, name), 'm');        // skip no-op applies
  */
 
 export * from './access.ts';
@@ -10,6 +17,7 @@ export * from './discovery.ts';
 export * from './errors.ts';
 export * from './informer.ts';
 export * from './informerSet.ts';
+export * from './leaderElection.ts';
 export * from './managedFields.ts';
 export * from './metrics.ts';
 export * from './openapi.ts';

@@ -216,12 +216,15 @@ export class Informer {
         }
         this.stats.watches += 1;
         let gotEvent = false;
+        const started = Date.now();
         await this.lw.watch(this.rv, signal, (e) => {
           gotEvent = true;
           this.onWatchEvent(e);
         });
-        // A clean end (server timeout) simply re-watches from the last resourceVersion.
+        // A clean end (server timeout) simply re-watches from the last resourceVersion;
+        // a watch that keeps ending at once without events is backed off, not spun on.
         if (gotEvent) this.backoff.reset();
+        else if (Date.now() - started < 1_000) await this.pause(signal);
       } catch (e) {
         if (signal.aborted) return;
         this.stats.errors += 1;
@@ -233,11 +236,16 @@ export class Informer {
         // A watch that cannot resume (e.g. too old but not reported as 410) falls back to a relist
         // after repeated failures.
         if (!isApiError(e) || this.backoff.attempts >= 3) needList = true;
-        this.wake = new AbortController();
-        await sleep(this.backoff.next(), AbortSignal.any([signal, this.wake.signal]));
-        this.wake = undefined;
+        await this.pause(signal);
       }
     }
+  }
+
+  /** Waits the next backoff delay; `retryNow()` or stop end it early. */
+  private async pause(signal: AbortSignal): Promise<void> {
+    this.wake = new AbortController();
+    await sleep(this.backoff.next(), AbortSignal.any([signal, this.wake.signal]));
+    this.wake = undefined;
   }
 
   private async relist(signal: AbortSignal): Promise<void> {

@@ -89,8 +89,8 @@ export class InformerSet {
     return [...this.informers.values()].every((e) => e.informer.hasSynced());
   }
 
-  waitForSync(timeoutMs = 60_000): Promise<void[]> {
-    return Promise.all([...this.informers.values()].map((e) => e.informer.waitForSync(timeoutMs)));
+  async waitForSync(timeoutMs = 60_000): Promise<void> {
+    await Promise.all([...this.informers.values()].map((e) => e.informer.waitForSync(timeoutMs)));
   }
 
   /** Cuts the error backoff of every informer that has not synced yet (call when a CRD appears). */

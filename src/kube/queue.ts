@@ -25,7 +25,8 @@ export interface HandlerResult {
   requeueAfterMs?: number;
 }
 
-export type Handler<K> = (key: K) => Promise<HandlerResult | undefined | void>;
+/** A handler may return nothing, or a `HandlerResult`. */
+export type Handler<K> = (key: K) => Promise<HandlerResult | undefined> | Promise<void>;
 
 export interface QueueStats {
   depth: number;

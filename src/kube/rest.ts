@@ -135,8 +135,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   strategic: 'application/strategic-merge-patch+json',
 };
 
-/** State shared by a client and its impersonating copies. */
-interface Shared {
+/** State shared by a client and its impersonating copies (internal: pass only what another client exposes). */
+export interface RestClientShared {
   kc: KubeConfig;
   counters: RequestCounters;
   agents: Map<string, http.Agent>;
@@ -149,10 +149,10 @@ interface Shared {
 
 export class RestClient {
   readonly counters: RequestCounters;
-  private readonly shared: Shared;
+  private readonly shared: RestClientShared;
   private readonly impersonation: Impersonation | undefined;
 
-  constructor(kc: KubeConfig, opts: RestClientOptions = {}, shared?: Shared) {
+  constructor(kc: KubeConfig, opts: RestClientOptions = {}, shared?: RestClientShared) {
     this.shared = shared ?? {
       kc,
       counters: opts.counters ?? new RequestCounters(),

@@ -29,7 +29,7 @@ export interface WatchOptions extends Omit<CallOptions, 'timeoutMs'> {
   /** Streaming list (WatchList): initial state as ADDED events, then a bookmark annotated `k8s.io/initial-events-end`. */
   sendInitialEvents?: boolean;
   resourceVersionMatch?: 'NotOlderThan';
-  /** Client-side idle limit in ms (default: timeoutSeconds + 90 s, or 5 min). */
+  /** Client-side idle limit in ms (default: timeoutSeconds + 90 s, or 5 min; at most 150 s with bookmarks). */
   idleTimeoutMs?: number;
 }
 
@@ -48,8 +48,10 @@ export async function watchOnce(
 ): Promise<void> {
   const r = await client.resolve(target);
   const path = resourcePath({ apiVersion: r.apiVersion, plural: r.plural, namespace: r.namespace });
+  // Bookmarks arrive about once a minute, so with them a silent connection is a dead one after ~2.5 min.
+  const serverLimit = opts.timeoutSeconds !== undefined ? (opts.timeoutSeconds + 90) * 1000 : 300_000;
   const idle =
-    opts.idleTimeoutMs ?? (opts.timeoutSeconds !== undefined ? (opts.timeoutSeconds + 90) * 1000 : 300_000);
+    opts.idleTimeoutMs ?? (opts.allowWatchBookmarks ? Math.min(serverLimit, 150_000) : serverLimit);
   const req = {
     method: 'GET' as const,
     path,

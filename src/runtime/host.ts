@@ -2,7 +2,14 @@
  * What the engine needs from the expression layer, behind one small interface so the engine's rules
  * can be tested with any evaluator and the CEL facade stays the only place that knows the CEL engine.
  */
-import { baseEnvironment, type CelEnvironment, compile, evaluate, type Program } from '../cel/index.ts';
+import {
+  baseEnvironment,
+  type CelEnvironment,
+  type CelLimits,
+  compile,
+  evaluate,
+  type Program,
+} from '../cel/index.ts';
 import { isOmit as celIsOmit } from '../cel/lib/omit.ts';
 import type { OpenApiSchema } from '../cel/types/openapi.ts';
 import { jsonToCel as jsonToCelBySchema } from '../cel/values.ts';
@@ -40,13 +47,22 @@ export interface CelHostOptions {
    * `number` → double, `format: byte` → bytes, …). Without it, conversion is schemaless.
    */
   schemaFor?: (apiVersion: string, kind: string) => OpenApiSchema | undefined;
+  /**
+   * Evaluation limits. Default: the CEL layer's deterministic limits (cost, string and list sizes)
+   * without the wall-clock guard, so a result never depends on the machine's speed (the engine is
+   * pure); the cost budget still stops hostile expressions.
+   */
+  limits?: Partial<CelLimits>;
 }
+
+const DETERMINISTIC_LIMITS: Partial<CelLimits> = { maxDurationMs: Number.POSITIVE_INFINITY };
 
 /** The production host: the CEL facade, with compiled programs cached by source text. */
 export function celHost(options: CelHostOptions = {}): EngineHost {
   const env = options.env ?? baseEnvironment().extend({ undeclaredAreDyn: true });
   const programs = new Map<string, Program | ExprFailure>();
   const isOmit = options.isOmit ?? celIsOmit;
+  const limits = { ...DETERMINISTIC_LIMITS, ...options.limits };
   return {
     evaluate(cel, vars) {
       let program = programs.get(cel);
@@ -58,7 +74,7 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
         programs.set(cel, program);
       }
       if ('kind' in program) return { ok: false, failure: program };
-      const result = evaluate(program, vars);
+      const result = evaluate(program, vars, { limits });
       if (result.ok) return { ok: true, value: result.value };
       const e = result.error;
       return {

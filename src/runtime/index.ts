@@ -5,6 +5,7 @@
 
 export { canonicalKey } from './canonical.ts';
 export { RuntimeCode, type RuntimeCodeValue } from './codes.ts';
+export { applyDefaults } from './defaults.ts';
 export { type EvaluateInput, type EvaluateOptions, evaluate } from './engine.ts';
 export {
   type CollectionItem,
@@ -23,8 +24,16 @@ export {
   type ObservedState,
   observedFromObjects,
   type TypeInfo,
+  withServedTypes,
 } from './observed.ts';
 export { type LabelSelector, matchesSelector, toLabelSelector } from './selector.ts';
+export {
+  type RenderOutput,
+  type SimulateInput,
+  type SimulateResult,
+  simulate,
+  toRenderOutput,
+} from './simulate.ts';
 export type {
   EvaluationResult,
   ItemResult,

@@ -99,6 +99,9 @@ export class Build {
   readonly cluster: ResolvedCluster;
   readonly nodes: ResNode[] = [];
   readonly diagnostics: Diagnostic[] = [];
+  readonly byKey = new Map<string, ResNode>();
+  /** Graph ids in use (kept in step with `ResNode.graphId` renames). */
+  readonly graphIds = new Set<string>();
   readonly imports: ImportMarker[] = [];
   readonly pdbRequests: PdbRequest[] = [];
   /** Parts currently being forced, outermost first (for graph ids and cycle paths). */
@@ -121,7 +124,7 @@ export class Build {
     this.diagnostics.push(sdkDiagnostic('warning', code, message, extra));
   }
   add(node: ResNode): void {
-    const clash = this.nodes.find((n) => n.key === node.key);
+    const clash = this.byKey.get(node.key);
     if (clash) {
       const by = [clash.instance, node.instance].map((i) =>
         i === undefined ? 'the cluster' : `instance ${i}`,
@@ -133,12 +136,14 @@ export class Build {
       );
     }
     node.graphId = uniqueGraphId(this, node.graphId);
+    this.graphIds.add(node.graphId);
+    this.byKey.set(node.key, node);
     this.nodes.push(node);
   }
 }
 
 export function uniqueGraphId(b: Build, base: string): string {
-  const taken = new Set(b.nodes.map((n) => n.graphId));
+  const taken = b.graphIds;
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}${i}`)) return `${base}${i}`;
 }

@@ -134,7 +134,9 @@ function nameByPart(build: Build, v: unknown, part: string): void {
   const node = nodeOf(v);
   if (!node || node.namedByPart || !/^[A-Za-z][A-Za-z0-9]*$/.test(part)) return;
   const id = RESERVED_IDS.has(part) ? `${part}Node` : part;
-  if (build.nodes.some((n) => n !== node && n.graphId === id)) return;
+  if (build.graphIds.has(id)) return;
+  build.graphIds.delete(node.graphId);
+  build.graphIds.add(id);
   node.graphId = id;
   node.namedByPart = true;
 }

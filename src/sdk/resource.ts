@@ -113,7 +113,7 @@ export function instanceLabels(st: Pick<ScopeState, 'instanceName' | 'labelStyle
 
 export interface Ownership {
   /** Field paths ceded to in-cluster controllers (`kix.run/cede-fields`). */
-  cede?: string[];
+  cede?: readonly string[];
 }
 
 /** Something that stands for a resource in `requires` / `extraDeps`: a resource or a package view. */

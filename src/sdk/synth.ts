@@ -126,10 +126,11 @@ function errorFrom(diags: Diagnostic[]): SdkError {
 export function finalize(build: Build): SynthResult {
   if (build.finalized) throw new SdkError(SdkCode.invalidArgument, 'this build was already finalized');
   // Derived PodDisruptionBudgets: unless one in the instance already selects the workload's pods.
+  // Only PDBs the author built count (a derived PDB is for its own workload).
+  const authoredPdbs = build.nodes.filter((n) => n.kind === 'PodDisruptionBudget');
   for (const req of build.pdbRequests) {
-    const existing = build.nodes.some(
+    const existing = authoredPdbs.some(
       (n) =>
-        n.kind === 'PodDisruptionBudget' &&
         n.instance === req.workload.instance &&
         n.namespace === req.workload.namespace &&
         pdbSelects(n, req.podLabels),

@@ -46,7 +46,7 @@ export function registerControllerCommand(program: Command): void {
         log,
       });
       let leader: LeaderElector | undefined;
-      const servers = [];
+      const servers: import("node:http").Server[] = [];
       if (opts.metricsAddr !== '0') {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(

@@ -8,6 +8,7 @@ import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
 import { registerSynthCommand } from './synth.ts';
+import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
 
 /**
@@ -25,4 +26,5 @@ export function registerCommands(program: Command): void {
   registerRenderCommand(program);
   registerInstallCommand(program);
   registerControllerCommand(program);
+  registerUpCommands(program);
 }

@@ -5,7 +5,8 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { formatTextReport, toJsonReport } from '../../graph/format.ts';
+import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
 import { Discovery, OpenApiV3, RestClient } from '../../kube/index.ts';
 import { defaultOpenApiCacheDir, type LiveSchemaFetcher } from '../../schema/sources/live.ts';
@@ -39,11 +40,8 @@ export function registerValidateCommand(program: Command): void {
         result = validatePaths(paths, { crdFiles: opts.crd });
       }
       if (opts.output === 'json') {
-        process.stdout.write(`${JSON.stringify(toJsonReport(result.objects), null, 2)}\n`);
-        for (const d of result.fileDiagnostics) {
-          const loc = d.location?.line ? `:${d.location.line}:${d.location.column}` : '';
-          process.stderr.write(`${d.location?.file ?? ''}${loc} ${d.severity} ${d.code}: ${d.message}\n`);
-        }
+        const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       } else {
         const color = opts.color !== false && process.stdout.isTTY === true;
         process.stdout.write(
@@ -81,6 +79,26 @@ function liveSource(path: string | undefined): { fetcher: LiveSchemaFetcher; ser
         })),
     },
   };
+}
+
+/**
+ * File-level diagnostics (unreadable files, YAML syntax, the flow-expression leniency) as one entry
+ * per file with empty apiVersion/kind/name, so JSON consumers see every problem in `objects`.
+ */
+function fileEntries(diagnostics: readonly Diagnostic[]): ObjectReport[] {
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) {
+    const file = d.location?.file ?? '';
+    byFile.set(file, [...(byFile.get(file) ?? []), d]);
+  }
+  return [...byFile].map(([file, ds]) => ({
+    file,
+    apiVersion: '',
+    kind: '',
+    name: '',
+    accepted: ds.every((d) => d.severity !== 'error'),
+    diagnostics: ds,
+  }));
 }
 
 function collect(value: string, previous: string[]): string[] {

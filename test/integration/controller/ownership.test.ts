@@ -67,7 +67,7 @@ describe('Graph controller ownership', () => {
     await applyGraph(client, graph(ns, 'pt', [{ id: 'keep', def: { v: 'x' } }]));
     await eventually('contribution released', async () => {
       const t = await getCm(client, ns, 'pt-target');
-      return t && t.data?.added === undefined && t.metadata.labels?.team === undefined ? t : undefined;
+      return t && (t.data as Record<string, string> | undefined)?.added === undefined && t.metadata.labels?.team === undefined ? t : undefined;
     });
     const released = await waitCondition(client, ns, 'pt', 'Ready', 'True');
     assert.deepEqual((released.status as { contributions: unknown[] }).contributions, []);
@@ -101,7 +101,7 @@ describe('Graph controller ownership', () => {
       { fieldManager: 'kubectl', force: true },
     );
     await eventually('drift repaired', async () =>
-      (await getCm(client, ns, 'drift-cm'))?.data?.k === 'v' ? true : undefined,
+      ((await getCm(client, ns, 'drift-cm'))?.data as Record<string, string> | undefined)?.k === 'v' ? true : undefined,
     );
     const before = await getCm(client, ns, 'drift-cm');
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'drift-cm' });

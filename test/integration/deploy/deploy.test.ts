@@ -169,6 +169,8 @@ describe('kgraph deploy on a real control plane', () => {
     const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
     const first = await new Deployer(client, opts).run([configMap(ns, 'a'), configMap(ns, 'b')]);
     assert.ok(first.ok);
+    const rvBefore = (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' }))
+      .metadata.resourceVersion;
     await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: ns } });
 
     const second = await new Deployer(client, opts).run([configMap(ns, 'a')]);
@@ -178,7 +180,11 @@ describe('kgraph deploy on a real control plane', () => {
     const get = (n: string) =>
       client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: n });
     await eventually('b to be deleted', async () => ((await get('b')) ? undefined : true));
-    assert.ok(await get('a'));
+    assert.equal(
+      (await get('a'))?.metadata.resourceVersion,
+      rvBefore,
+      'applying the same intent writes nothing',
+    );
     assert.ok(await get('c'), 'an object the inventory never recorded survives');
   });
 
@@ -282,5 +288,145 @@ describe('kgraph deploy on a real control plane', () => {
     const r = await new Deployer(client, opts).run([withLabel('b')]);
     assert.ok(r.ok, JSON.stringify(r.failed));
     assert.equal(await replicas(), 5, 'the autoscaler keeps replicas');
+    assert.deepEqual(r.drift, [], 'a ceded field changed by its new owner is not drift');
+  });
+
+  it('schedules as a DAG: an object starts once its own dependencies are ready, not after unrelated slow ones', async () => {
+    const ns = await testNamespace('deploy-dag');
+    const slow = job(ns, 'slow:1'); // X: never completes until the test says so
+    const fast = configMap(ns, 'fast'); // Y
+    const dependent = dependsOn(configMap(ns, 'dependent'), { m: fast }); // Z
+    const events: DeployEvent[] = [];
+    const run = new Deployer(client, {
+      name: uniqueName('dag'),
+      inventoryNamespace: ns,
+      pollMs: 100,
+      timeoutMs: 60_000,
+      onEvent: (e) => events.push(e),
+    }).run([slow, fast, dependent]);
+    const z = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'dependent' };
+    await eventually('Z to be applied while X is still running', () => client.getOrUndefined(z));
+    const k = (m: Manifest) => `${m.apiVersion}/${m.kind}/${ns}/${m.metadata.name}`;
+    assert.ok(!events.some((e) => e.type === 'ready' && e.key === k(slow)), 'X is not ready yet');
+    await completeJob(client, ns);
+    assert.ok((await run).ok);
+  });
+
+  it('fails fast on a failed Job, applies none of its dependents, and prunes nothing', async () => {
+    const ns = await testNamespace('deploy-fail');
+    const name = uniqueName('fail');
+    const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 60_000 };
+    assert.ok((await new Deployer(client, opts).run([configMap(ns, 'old')])).ok);
+
+    const migrate = job(ns, 'migrate:bad');
+    const api = dependsOn(configMap(ns, 'after-migration'), { m: migrate, kind: 'requires' });
+    const run = new Deployer(client, opts).run([migrate, api]);
+    await eventually('the Job', () =>
+      client.getOrUndefined({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' }),
+    );
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await client.patch(
+      { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' },
+      {
+        status: {
+          startTime: now,
+          failed: 1,
+          conditions: [
+            {
+              type: 'FailureTarget',
+              status: 'True',
+              reason: 'BackoffLimitExceeded',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
+            {
+              type: 'Failed',
+              status: 'True',
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      },
+      { subresource: 'status' },
+    );
+    const result = await run;
+    assert.equal(result.ok, false);
+    assert.match(
+      result.failed.find((f) => f.key.includes('/Job/'))!.message,
+      /job failed: Job has reached the specified backoff limit/,
+    );
+    assert.match(result.failed.find((f) => f.key.includes('after-migration'))!.message, /dependency failed/);
+    const get = (n: string) =>
+      client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: n });
+    assert.equal(await get('after-migration'), undefined, 'a dependent of a failed Job is never applied');
+    assert.ok(await get('old'), 'a failed run prunes nothing');
+  });
+
+  it('waits for an import (kix.run/import) without applying or pruning it', async () => {
+    const ns = await testNamespace('deploy-import');
+    const name = uniqueName('import');
+    const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 60_000 };
+    const imported: Manifest = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'operator-made', namespace: ns, annotations: { 'kix.run/import': 'true' } },
+      spec: { ports: [{ port: 1 }] },
+    };
+    const user = dependsOn(configMap(ns, 'uses-service'), { m: imported });
+    const run = new Deployer(client, opts).run([imported, user]);
+    await new Promise((r) => setTimeout(r, 700));
+    const get = (kind: string, n: string) =>
+      client.getOrUndefined({ apiVersion: 'v1', kind, namespace: ns, name: n });
+    assert.equal(await get('ConfigMap', 'uses-service'), undefined, 'its dependent waits for the import');
+    // An operator creates the Service at run time.
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'operator-made', namespace: ns },
+      spec: { ports: [{ port: 8080 }] },
+    });
+    const result = await run;
+    assert.ok(result.ok, JSON.stringify(result.failed));
+    const svc = await get('Service', 'operator-made');
+    assert.equal(svc?.metadata.annotations?.['kix.run/hash'], undefined, 'the import is never applied');
+    assert.deepEqual(
+      (svc?.spec as { ports: { port: number }[] }).ports.map((p) => p.port),
+      [8080],
+    );
+
+    const again = await new Deployer(client, opts).run([configMap(ns, 'unrelated')]);
+    assert.ok(again.ok);
+    assert.ok(await get('Service', 'operator-made'), 'an import is never pruned');
+  });
+
+  it('reports an image edited out of band at its field path, and restores it with --force', async () => {
+    const ns = await testNamespace('deploy-image-drift');
+    const name = uniqueName('imgdrift');
+    const opts = { name, inventoryNamespace: ns, wait: false, pollMs: 100 };
+    assert.ok((await new Deployer(client, opts).run([deployment(ns)])).ok);
+    const target = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'api' };
+    await client.patch(
+      target,
+      { spec: { template: { spec: { containers: [{ name: 'api', image: 'api:hacked' }] } } } },
+      { type: 'strategic', fieldManager: 'kubectl-edit' },
+    );
+    const events: DeployEvent[] = [];
+    const drifted = await new Deployer(client, { ...opts, onEvent: (e) => events.push(e) }).run([
+      deployment(ns),
+    ]);
+    assert.equal(drifted.ok, false);
+    const drift = events.find((e) => e.type === 'drift');
+    assert.match(
+      drift?.message ?? '',
+      /kubectl-edit at \.spec\.template\.spec\.containers\[name="api"\]\.image/,
+    );
+    assert.ok((await new Deployer(client, { ...opts, force: true }).run([deployment(ns)])).ok);
+    const live = await client.get(target);
+    const image = (live.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec
+      .containers[0]!.image;
+    assert.equal(image, 'api:1');
   });
 });

@@ -95,6 +95,17 @@ describe('source rewrites for syntax the engine lacks', () => {
     assert.equal(typeOf(env, '{?"a": o.?a}', vars), 'map<dyn, dyn>');
   });
 
+  it('keeps ternaries, strings, comments and optional selection intact around rewrites', () => {
+    assert.deepEqual(v('[o.a > 0 ? "y" : "n", ?o.?zz]'), ['y']);
+    assert.deepEqual(v('{?"t": o.a > 0 ? optional.of(1) : optional.none()}'), { t: 1 });
+    assert.deepEqual(v('[?o.?a, "?x", \'`\'] // ?comment'), [1, '?x', '`']);
+    assert.deepEqual(v('[1, 2].map(x, [?o.?a, x])'), [
+      [1, 1],
+      [1, 2],
+    ]);
+    assert.equal(v('o.?a.orValue(0) + [?o.?a][0]'), 2);
+  });
+
   it('malformed input goes to the engine unchanged and fails there', () => {
     assert.equal(errorOf(env, '[?o.?a').code, CelCode.Syntax);
     assert.equal(errorOf(env, 'o.`unterminated').code, CelCode.Syntax);

@@ -1,6 +1,8 @@
 /** `kgraph validate` and `kgraph graph`, run as the user runs them (bin/kgraph.js). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -108,5 +110,20 @@ describe('kgraph graph', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /<svg[\s\S]*<\/svg>/);
     assert.match(r.stdout, /cluster_backend/);
+  });
+});
+
+describe('kgraph validate -o json with file-level problems', () => {
+  test('a YAML syntax error is an entry of its file, not accepted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-validate-'));
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'apiVersion: kro.run/v1alpha1\nkind: Graph\nmetadata: {name: x\n');
+    const r = kgraph('validate', file, '-o', 'json');
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.stdout) as { objects: { file: string; accepted: boolean; diagnostics: { code: string }[] }[] };
+    assert.equal(out.objects.length, 1);
+    assert.equal(out.objects[0]!.file, file);
+    assert.equal(out.objects[0]!.accepted, false);
+    assert.ok(out.objects[0]!.diagnostics.every((d) => d.code === 'KG2001'));
   });
 });

@@ -193,4 +193,22 @@ describe('Informer state machine', () => {
     assert.ok(Date.now() - t0 < 1_000);
     await inf.stop();
   });
+  it('does not spin on watches that end at once without events', async () => {
+    let watches = 0;
+    const lw: ListerWatcher = {
+      list: async () => ({ items: [], resourceVersion: '1' }),
+      watch: async () => {
+        watches += 1;
+      },
+    };
+    const inf = new Informer(noClient, {
+      target: { apiVersion: 'v1', plural: 'configmaps' },
+      listerWatcher: lw,
+      backoff: { initialMs: 100, maxMs: 100, jitter: 0 },
+    });
+    inf.start();
+    await new Promise((r) => setTimeout(r, 350));
+    await inf.stop();
+    assert.ok(watches >= 2 && watches <= 5, `${watches} watches in 350 ms`);
+  });
 });

@@ -371,6 +371,19 @@ describe('data pending and errors', () => {
     assert.match(node(typo, 'cms').reason!, /invalid selector: selector has unknown field "matchLabel"/);
   });
 
+  it('a hostile expression fails on the deterministic cost budget, not on the clock', () => {
+    const g = buildGraph([
+      {
+        id: 'x',
+        kind: 'def',
+        payload: { n: '${lists.range(1000).map(i, lists.range(1000).map(j, i * j)).size()}' },
+      },
+    ]);
+    const r = evaluate(g, { observed: none });
+    assert.equal(node(r, 'x').state, 'error');
+    assert.match(node(r, 'x').reason!, /cost limit exceeded/);
+  });
+
   it('a string template part that is not a string is a hard error', () => {
     const bad = buildGraph([{ id: 'x', kind: 'def', payload: { n: 'n-${1}' } }]);
     const r = evaluate(bad, { observed: none });

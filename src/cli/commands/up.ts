@@ -1,0 +1,571 @@
+/**
+ * `kgraph up` / `kgraph down`: the newcomer's path. `up` starts (or reuses) the local control plane,
+ * installs the Graph CRD, runs the Graph controller, applies the examples, waits for the Graphs to
+ * converge with a progress display, prints what they created and how to explore it, and keeps the
+ * controller in the foreground until Ctrl-C (`--detach` runs it as a background process instead).
+ * `down` stops the controller started by `up` (either mode) and the control plane.
+ *
+ * The controller's pid is recorded in `<data-dir>/controller.pid`, so a second `up` on the same data
+ * dir reuses the running controller instead of starting a rival, and `down` knows what to stop.
+ */
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { extname, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { Listr } from 'listr2';
+import pino from 'pino';
+import YAML from 'yaml';
+import { GraphController } from '../../controller/controller.ts';
+import { installGraphCrd, waitForCrd } from '../../controller/crd.ts';
+import { KgraphError } from '../../diag/diagnostic.ts';
+import { connect } from '../../kube/connect.ts';
+import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
+import { repoRoot } from '../../kube/localControlPlane.ts';
+import type { RestClient } from '../../kube/rest.ts';
+import { isRecord, type KubeObject } from '../../kube/types.ts';
+
+const FIELD_MANAGER = 'kgraph-up';
+const GRAPH_API_VERSION = 'kro.run/v1alpha1';
+
+export interface UpCliOptions {
+  dataDir: string;
+  examples: string;
+  objects: string;
+  timeout: string;
+  controller: boolean;
+  detach?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers (exported for unit tests)
+
+/** Parses `2m`, `90s`, `1500ms`, `1h` or a bare number of seconds into milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new KgraphError('KG6080', `invalid duration "${text}" (use e.g. 90s, 2m, 1500ms)`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  return Math.round(n * factor);
+}
+
+export interface LoadedDocument {
+  file: string;
+  object: KubeObject;
+}
+
+function yamlFiles(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((f) => {
+      const p = join(path, f);
+      if (statSync(p).isDirectory()) return yamlFiles(p);
+      return ['.yaml', '.yml'].includes(extname(f)) ? [p] : [];
+    });
+}
+
+/** Every Kubernetes object in the YAML files under `path` (recursively, sorted by path). */
+export function loadDocuments(path: string): LoadedDocument[] {
+  const out: LoadedDocument[] = [];
+  for (const file of yamlFiles(path)) {
+    for (const doc of YAML.parseAllDocuments(readFileSync(file, 'utf8'))) {
+      if (doc.errors.length > 0) throw new KgraphError('KG6081', `${file}: ${doc.errors[0]?.message}`);
+      const v: unknown = doc.toJSON();
+      if (v === null || v === undefined) continue;
+      if (
+        !isRecord(v) ||
+        typeof v.apiVersion !== 'string' ||
+        typeof v.kind !== 'string' ||
+        !isRecord(v.metadata) ||
+        typeof v.metadata.name !== 'string'
+      )
+        throw new KgraphError('KG6081', `${file}: every document needs apiVersion, kind and metadata.name`);
+      out.push({ file, object: v as KubeObject });
+    }
+  }
+  return out;
+}
+
+export interface UpPlan {
+  /** Applied first and waited for (Established). */
+  crds: LoadedDocument[];
+  /** Namespaces first, then every other plain object. */
+  objects: LoadedDocument[];
+  /** Applied last; the controller reconciles them. */
+  graphs: LoadedDocument[];
+  /** Documents `up` does not apply, with the reason. */
+  skipped: { doc: LoadedDocument; reason: string }[];
+}
+
+/** Sorts documents into what `up` applies and in which order. */
+export function planDocuments(docs: readonly LoadedDocument[]): UpPlan {
+  const plan: UpPlan = { crds: [], objects: [], graphs: [], skipped: [] };
+  for (const d of docs) {
+    const { apiVersion, kind } = d.object;
+    if (kind === 'CustomResourceDefinition') plan.crds.push(d);
+    else if (apiVersion === GRAPH_API_VERSION && kind === 'Graph') plan.graphs.push(d);
+    else if (kind === 'ResourceGraphDefinition')
+      plan.skipped.push({
+        doc: d,
+        reason: 'the controller reconciles Graphs, not RGDs; try `kgraph render` or `kgraph crd` on it',
+      });
+    else plan.objects.push(d);
+  }
+  plan.objects.sort((a, b) => Number(b.object.kind === 'Namespace') - Number(a.object.kind === 'Namespace'));
+  return plan;
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+}
+
+export function conditionsOf(obj: KubeObject | undefined): Condition[] {
+  const status = obj?.status;
+  if (!isRecord(status) || !Array.isArray(status.conditions)) return [];
+  return status.conditions.filter(
+    (c): c is Condition => isRecord(c) && typeof c.type === 'string' && typeof c.status === 'string',
+  );
+}
+
+export interface GraphProgress {
+  ready: boolean;
+  /** One line: the least healthy condition, e.g. `Ready=False DataPending: …`. */
+  summary: string;
+}
+
+/** Whether a Graph is Ready for its current generation, and a one-line summary of where it stands. */
+export function graphProgress(graph: KubeObject | undefined): GraphProgress {
+  if (!graph) return { ready: false, summary: 'not found' };
+  const conds = conditionsOf(graph);
+  const ready = conds.find((c) => c.type === 'Ready');
+  if (!ready) return { ready: false, summary: 'waiting for the controller' };
+  const current =
+    ready.observedGeneration === undefined || ready.observedGeneration === graph.metadata.generation;
+  if (!current) return { ready: false, summary: 'waiting for the controller to observe the latest spec' };
+  const text = `Ready=${ready.status}${ready.reason ? ` ${ready.reason}` : ''}${ready.message ? `: ${ready.message}` : ''}`;
+  return { ready: ready.status === 'True', summary: text };
+}
+
+interface ManagedResource {
+  nodeID?: string;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export function managedResourcesOf(graph: KubeObject | undefined): ManagedResource[] {
+  const status = graph?.status;
+  if (!isRecord(status) || !Array.isArray(status.managedResources)) return [];
+  return status.managedResources.filter(
+    (r): r is ManagedResource =>
+      isRecord(r) &&
+      typeof r.apiVersion === 'string' &&
+      typeof r.kind === 'string' &&
+      typeof r.name === 'string',
+  );
+}
+
+function contributionsOf(graph: KubeObject | undefined): ManagedResource[] {
+  const status = graph?.status;
+  if (!isRecord(status) || !Array.isArray(status.contributions)) return [];
+  return status.contributions.filter(
+    (r): r is ManagedResource =>
+      isRecord(r) &&
+      typeof r.apiVersion === 'string' &&
+      typeof r.kind === 'string' &&
+      typeof r.name === 'string',
+  );
+}
+
+const objectName = (r: { kind: string; namespace?: string | undefined; name: string }): string =>
+  `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+
+function graphKey(o: KubeObject): string {
+  return `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+}
+
+/** The report printed once the Graphs converged (or the wait timed out). */
+export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, dataDir: string): string {
+  const lines: string[] = [];
+  const kinds = new Set<string>();
+  for (const g of graphs) {
+    const p = graphProgress(g);
+    lines.push('', `Graph ${graphKey(g)}  ${p.ready ? 'Ready' : 'NOT READY'}`);
+    lines.push(
+      `  conditions: ${conditionsOf(g)
+        .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`)
+        .join(' · ')}`,
+    );
+    if (!p.ready) lines.push(`  ${p.summary}`);
+    const managed = managedResourcesOf(g);
+    if (managed.length > 0) {
+      lines.push('  resources:');
+      const width = Math.max(...managed.map((r) => objectName(r).length));
+      for (const r of managed) {
+        kinds.add(r.kind.toLowerCase());
+        lines.push(`    ${objectName(r).padEnd(width)}  node ${r.nodeID ?? '?'}`);
+      }
+    }
+    const contributions = contributionsOf(g);
+    if (contributions.length > 0) {
+      lines.push('  patched (fields contributed, object not owned):');
+      for (const r of contributions) lines.push(`    ${objectName(r)}`);
+    }
+  }
+  const defaultDir = dataDir === defaultDevDataDir();
+  lines.push(
+    '',
+    'Explore:',
+    `  export KUBECONFIG=${kubeconfig}`,
+    '  kubectl get graphs -A',
+    ...graphs.map(
+      (g) => `  kubectl get graph ${g.metadata.name} -n ${g.metadata.namespace ?? 'default'} -o yaml`,
+    ),
+  );
+  if (kinds.size > 0) lines.push(`  kubectl get ${[...kinds].sort().join(',')} -A -l kro.run/node-id`);
+  lines.push(
+    '  (examples/README.md has edits to try: flip includeWhen, grow a forEach, label a namespace)',
+    '',
+    `Stop everything with: kgraph down${defaultDir ? '' : ` --data-dir ${dataDir}`}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The controller pid file
+
+interface PidFile {
+  pid: number;
+  mode: 'foreground' | 'detached';
+}
+
+const pidFilePath = (dataDir: string): string => join(dataDir, 'controller.pid');
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runningController(dataDir: string): PidFile | undefined {
+  try {
+    const p = JSON.parse(readFileSync(pidFilePath(dataDir), 'utf8')) as PidFile;
+    return typeof p.pid === 'number' && pidAlive(p.pid) ? p : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops the controller recorded in the data dir (SIGTERM, then SIGKILL after 15 s). */
+export async function stopController(dataDir: string): Promise<PidFile | undefined> {
+  const p = runningController(dataDir);
+  if (p) {
+    process.kill(p.pid, 'SIGTERM');
+    const deadline = Date.now() + 15_000;
+    while (pidAlive(p.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (pidAlive(p.pid)) process.kill(p.pid, 'SIGKILL');
+  }
+  rmSync(pidFilePath(dataDir), { force: true });
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Waiting, with progress
+
+async function readGraphs(client: RestClient, graphs: readonly KubeObject[]): Promise<KubeObject[]> {
+  return Promise.all(
+    graphs.map(
+      async (g) =>
+        (await client.getOrUndefined({
+          apiVersion: GRAPH_API_VERSION,
+          kind: 'Graph',
+          namespace: g.metadata.namespace ?? 'default',
+          name: g.metadata.name ?? '',
+        })) ?? g,
+    ),
+  );
+}
+
+/**
+ * Polls the Graphs until every one is Ready for its current generation, or the deadline passes.
+ * `onProgress` hears every change of a Graph's summary. Resolves with the last observed Graphs.
+ */
+async function waitForGraphs(
+  client: RestClient,
+  graphs: readonly KubeObject[],
+  timeoutMs: number,
+  onProgress: (key: string, p: GraphProgress) => void,
+): Promise<{ graphs: KubeObject[]; converged: boolean }> {
+  const deadline = Date.now() + timeoutMs;
+  const last = new Map<string, string>();
+  for (;;) {
+    const observed = await readGraphs(client, graphs);
+    let all = true;
+    for (const g of observed) {
+      const p = graphProgress(g);
+      const key = graphKey(g);
+      if (last.get(key) !== `${p.ready}${p.summary}`) {
+        last.set(key, `${p.ready}${p.summary}`);
+        onProgress(key, p);
+      }
+      all &&= p.ready;
+    }
+    if (all) return { graphs: observed, converged: true };
+    if (Date.now() > deadline) return { graphs: observed, converged: false };
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Runs the wait with a listr2 task per Graph in a terminal, timestamped plain lines otherwise. */
+async function waitWithProgress(
+  client: RestClient,
+  graphs: readonly KubeObject[],
+  timeoutMs: number,
+  tty: boolean,
+  write: (line: string) => void,
+): Promise<{ graphs: KubeObject[]; converged: boolean }> {
+  const started = Date.now();
+  if (!tty) {
+    return waitForGraphs(client, graphs, timeoutMs, (key, p) => {
+      const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+      write(`${secs}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
+    });
+  }
+  const tasks = new Map<string, { update: (p: GraphProgress) => void; finish: (ok: boolean) => void }>();
+  const latest = new Map<string, GraphProgress>();
+  const list = new Listr(
+    graphs.map((g) => ({
+      title: `Graph ${graphKey(g)}`,
+      task: (_ctx: unknown, task: { output: string; title: string }) =>
+        new Promise<void>((res, rej) => {
+          const key = graphKey(g);
+          const update = (p: GraphProgress): void => {
+            task.output = p.summary;
+            if (p.ready) res();
+          };
+          tasks.set(key, {
+            update,
+            finish: (ok) => (ok ? res() : rej(new Error(latest.get(key)?.summary ?? 'timed out'))),
+          });
+          const seen = latest.get(key);
+          if (seen) update(seen);
+        }),
+    })),
+    { concurrent: true, exitOnError: false, rendererOptions: { collapseErrors: false } },
+  );
+  const running = list.run().catch(() => undefined);
+  const result = await waitForGraphs(client, graphs, timeoutMs, (key, p) => {
+    latest.set(key, p);
+    tasks.get(key)?.update(p);
+  });
+  for (const [key, t] of tasks) t.finish(latest.get(key)?.ready ?? false);
+  await running;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The commands
+
+async function applyPlan(client: RestClient, plan: UpPlan, timeoutMs: number, say: (l: string) => void) {
+  const rel = (f: string): string => relative(process.cwd(), f) || f;
+  for (const d of plan.crds) {
+    await client.apply(d.object, { fieldManager: FIELD_MANAGER, force: true });
+    await waitForCrd(client, d.object.metadata.name ?? '', timeoutMs);
+    say(
+      `applied  ${objectName({ kind: d.object.kind, name: d.object.metadata.name ?? '' })} (${rel(d.file)})`,
+    );
+  }
+  for (const d of [...plan.objects, ...plan.graphs]) {
+    const o = d.object;
+    await client.apply(o, { fieldManager: FIELD_MANAGER, force: true });
+    say(
+      `applied  ${objectName({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name ?? '' })} (${rel(d.file)})`,
+    );
+  }
+  for (const s of plan.skipped)
+    say(
+      `skipped  ${objectName({ kind: s.doc.object.kind, name: s.doc.object.metadata.name ?? '' })}: ${s.reason}`,
+    );
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((res) => {
+    process.once('SIGINT', () => res('SIGINT'));
+    process.once('SIGTERM', () => res('SIGTERM'));
+  });
+}
+
+export async function runUp(opts: UpCliOptions): Promise<number> {
+  const out = (s: string): void => {
+    process.stdout.write(`${s}\n`);
+  };
+  const timeoutMs = parseDuration(opts.timeout);
+  const dataDir = resolve(opts.dataDir);
+  const docs = [...loadDocuments(resolve(opts.objects)), ...loadDocuments(resolve(opts.examples))];
+  const plan = planDocuments(docs);
+  if (plan.graphs.length === 0)
+    throw new KgraphError('KG6082', `no Graph found under ${opts.examples} (or ${opts.objects})`);
+
+  out(`starting the local control plane (data: ${dataDir})…`);
+  const { ready, reused } = await devClusterUp(dataDir, (l) => process.stderr.write(`${l}\n`));
+  out(`${reused ? 'reusing the control plane' : 'control plane started'} at ${ready.server}`);
+
+  const client = connect(ready.kubeconfig);
+  let controller: GraphController | undefined;
+  let ownsPidFile = false;
+  try {
+    const crd = await installGraphCrd(client, { timeoutMs });
+    out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '' })}`);
+
+    const logFile = join(dataDir, 'controller.log');
+    const existing = runningController(dataDir);
+    let mode: 'in-process' | 'detached' | 'existing' | 'none';
+    if (!opts.controller) mode = 'none';
+    else if (existing) {
+      mode = 'existing';
+      out(`a controller started by an earlier \`kgraph up\` is running (pid ${existing.pid}); reusing it`);
+    } else if (opts.detach) {
+      mode = 'detached';
+      const fd = openSync(logFile, 'a');
+      const child = spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'bin', 'kgraph.js'),
+          'controller',
+          '--kubeconfig',
+          ready.kubeconfig,
+          '--metrics-addr',
+          '0',
+          '--health-addr',
+          '0',
+          '--no-install-crd',
+        ],
+        { detached: true, stdio: ['ignore', fd, fd] },
+      );
+      closeSync(fd);
+      child.unref();
+      if (child.pid === undefined) throw new KgraphError('KG6083', 'could not start the controller process');
+      writeFileSync(
+        pidFilePath(dataDir),
+        JSON.stringify({ pid: child.pid, mode: 'detached' } satisfies PidFile),
+      );
+      out(`controller started in the background (pid ${child.pid}, logs: ${logFile})`);
+    } else {
+      mode = 'in-process';
+      controller = new GraphController({
+        client: connect(ready.kubeconfig),
+        installCrd: false,
+        log: pino(
+          { name: 'kgraph-controller', level: 'info' },
+          pino.destination({ dest: logFile, sync: true }),
+        ),
+      });
+      await controller.start();
+      writeFileSync(
+        pidFilePath(dataDir),
+        JSON.stringify({ pid: process.pid, mode: 'foreground' } satisfies PidFile),
+      );
+      ownsPidFile = true;
+      out(`controller running in this process (logs: ${logFile})`);
+    }
+
+    await applyPlan(client, plan, timeoutMs, (l) => out(l));
+    const graphs = plan.graphs.map((d) => d.object);
+
+    if (mode === 'none') {
+      const observed = await readGraphs(client, graphs);
+      out(formatReport(observed, ready.kubeconfig, dataDir));
+      out(
+        `no controller was started (--no-controller): the Graphs are applied but nothing reconciles them.\n` +
+          `run one with: kgraph controller --kubeconfig ${ready.kubeconfig}`,
+      );
+      return 0;
+    }
+
+    out(`waiting up to ${Math.round(timeoutMs / 1000)}s for ${graphs.length} Graph(s) to become Ready…`);
+    const tty = process.stdout.isTTY === true;
+    const result = await waitWithProgress(client, graphs, timeoutMs, tty, out);
+    out(formatReport(result.graphs, ready.kubeconfig, dataDir));
+    if (!result.converged) {
+      out(`not every Graph became Ready within ${opts.timeout}; controller logs: ${logFile}`);
+      return 1;
+    }
+    if (mode !== 'in-process') return 0;
+
+    out('The controller keeps reconciling: edit the examples or the cluster and watch it follow.');
+    out('Press Ctrl-C to stop the controller (the control plane keeps running; `kgraph down` stops both).');
+    const signal = await waitForSignal();
+    out(`${signal}: stopping the controller…`);
+    return 0;
+  } finally {
+    if (controller) {
+      await controller.stop();
+      controller.client.close();
+    }
+    if (ownsPidFile) rmSync(pidFilePath(dataDir), { force: true });
+    client.close();
+  }
+}
+
+export function registerUpCommands(program: Command): void {
+  program
+    .command('up')
+    .description(
+      'start the local control plane and the Graph controller, apply the examples, wait until they converge',
+    )
+    .option('--data-dir <dir>', 'control-plane state directory', defaultDevDataDir())
+    .option(
+      '--examples <dir>',
+      'Graphs to apply (RGDs in it are skipped)',
+      join(repoRoot, 'examples', 'graphs'),
+    )
+    .option(
+      '--objects <dir>',
+      'plain objects the examples need (namespaces, RBAC, data), applied first',
+      join(repoRoot, 'examples', 'cluster'),
+    )
+    .option('--timeout <duration>', 'how long to wait for the Graphs to become Ready', '2m')
+    .option('--no-controller', 'do not run the controller (apply only)')
+    .option('--detach', 'run the controller as a background process and return once converged')
+    .action(async (opts: UpCliOptions) => {
+      const code = await runUp(opts);
+      // Nothing may keep a finished `up` alive (renderer timers, keep-alive sockets); stdout to a
+      // terminal or a pipe is written synchronously on Linux, so exiting here loses no output.
+      process.exit(code);
+    });
+
+  program
+    .command('down')
+    .description('stop what `kgraph up` started: the Graph controller and the local control plane')
+    .option('--data-dir <dir>', 'control-plane state directory', defaultDevDataDir())
+    .action(async (opts: { dataDir: string }) => {
+      const dataDir = resolve(opts.dataDir);
+      const stopped = await stopController(dataDir);
+      process.stdout.write(
+        stopped ? `controller stopped (pid ${stopped.pid}, ${stopped.mode})\n` : 'no controller running\n',
+      );
+      const down = await devClusterDown(dataDir);
+      process.stdout.write(
+        down ? 'control plane stopped (its data is kept)\n' : 'no control plane running\n',
+      );
+    });
+}

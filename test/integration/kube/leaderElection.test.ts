@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LeaderElector, microTime } from '../../../src/kube/leaderElection.ts';
+import type { RestClient } from '../../../src/kube/rest.ts';
+import { eventually, freshNamespace, testClient } from './support.ts';
+
+let client: RestClient;
+let ns: string;
+before(async () => {
+  client = await testClient();
+  ns = await freshNamespace(client, 'le');
+});
+after(() => client.close());
+
+const fast = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 };
+
+function candidate(name: string, identity: string, log: string[], releaseOnStop = true): LeaderElector {
+  return new LeaderElector(client, {
+    namespace: ns,
+    name,
+    identity,
+    ...fast,
+    releaseOnStop,
+    onStartedLeading: () => log.push(`${identity} leads`),
+    onStoppedLeading: () => log.push(`${identity} stops`),
+  });
+}
+
+describe('leader election on a Lease', () => {
+  it('formats MicroTime with six fractional digits', () => {
+    assert.equal(microTime(Date.UTC(2024, 0, 2, 3, 4, 5, 678)), '2024-01-02T03:04:05.678000Z');
+  });
+
+  it('one candidate leads; a released Lease passes to the other at once', async () => {
+    const log: string[] = [];
+    const a = candidate('ctrl', 'a', log);
+    const b = candidate('ctrl', 'b', log);
+    a.start();
+    await eventually(async () => a.isLeader() || undefined, 10_000, 'a leads');
+    b.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(b.isLeader(), false);
+    assert.equal(b.leader, 'a');
+    const lease = await client.get({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: ns,
+      name: 'ctrl',
+    });
+    assert.equal((lease.spec as { holderIdentity: string }).holderIdentity, 'a');
+    const t0 = Date.now();
+    await a.stop();
+    await eventually(async () => b.isLeader() || undefined, 10_000, 'b leads');
+    assert.ok(Date.now() - t0 < 1_500, 'no need to wait for expiry after a release');
+    await b.stop();
+    assert.deepEqual(log, ['a leads', 'a stops', 'b leads', 'b stops']);
+    assert.ok(a.counters.get('update') > 0, 'lease renewals are counted on the elector');
+  });
+
+  it('a leader that vanishes without releasing is replaced after the lease duration', async () => {
+    const log: string[] = [];
+    const a = candidate('crash', 'a', log, false);
+    const b = candidate('crash', 'b', log);
+    a.start();
+    await eventually(async () => a.isLeader() || undefined, 10_000, 'a leads');
+    b.start();
+    await new Promise((r) => setTimeout(r, 500));
+    const t0 = Date.now();
+    await a.stop(); // no release: like a crash
+    await eventually(async () => b.isLeader() || undefined, 10_000, 'b leads');
+    const waited = Date.now() - t0;
+    assert.ok(waited >= 1_000, `b waited for the lease to expire (${waited} ms)`);
+    const lease = await client.get({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: ns,
+      name: 'crash',
+    });
+    assert.equal((lease.spec as { leaseTransitions: number }).leaseTransitions, 1);
+    await b.stop();
+  });
+});
