@@ -83,15 +83,28 @@ export class GraphController {
     if (this.started) return;
     this.started = true;
     if (this.opts.installCrd !== false) await installGraphCrd(this.client);
-    const namespaces = this.opts.namespaces && this.opts.namespaces.length > 0 ? this.opts.namespaces : [undefined];
+    const namespaces =
+      this.opts.namespaces && this.opts.namespaces.length > 0 ? this.opts.namespaces : [undefined];
     for (const ns of namespaces) {
       const inf = new Informer(this.client, {
         target: { apiVersion: GRAPH_API_VERSION, plural: GRAPH_PLURAL, ...(ns ? { namespace: ns } : {}) },
         resyncMs: this.opts.resyncMs ?? 36_000_000,
         onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
       });
-      const enqueue = (o: KubeObject): void => this.queue.add(objectKey(o.metadata.namespace, o.metadata.name ?? ''));
-      inf.addHandlers({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
+      const enqueue = (o: KubeObject): void =>
+        this.queue.add(objectKey(o.metadata.namespace, o.metadata.name ?? ''));
+      inf.addHandlers({
+        add: enqueue,
+        update: (o, n) => {
+          // The echo of our own status write changes nothing we act on.
+          const same =
+            o.metadata.generation === n.metadata.generation &&
+            !n.metadata.deletionTimestamp &&
+            this.reconciler.isOwnStatusEcho(n);
+          if (o === n || !same) enqueue(n);
+        },
+        delete: enqueue,
+      });
       inf.start();
       this.graphInformers.push(inf);
     }
@@ -104,10 +117,20 @@ export class GraphController {
       },
     });
     await Promise.all([...this.graphInformers.map((i) => i.waitForSync()), this.crdInformer.waitForSync()]);
-    this.running = this.queue.run((key) => this.handle(key), this.opts.concurrency ?? 1, (key, e, delay) => {
-      this.log.warn({ graph: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay }, 'reconcile failed');
-    });
-    this.log.info({ namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 }, 'controller started');
+    this.running = this.queue.run(
+      (key) => this.handle(key),
+      this.opts.concurrency ?? 1,
+      (key, e, delay) => {
+        this.log.warn(
+          { graph: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
+          'reconcile failed',
+        );
+      },
+    );
+    this.log.info(
+      { namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 },
+      'controller started',
+    );
   }
 
   /** True once started and the Graph caches are synced. */
@@ -172,7 +195,10 @@ export class GraphController {
       this.interestOf.delete(graphKey);
       return;
     }
-    const keys = [...[...interest.gets].map((g) => `get:${g}`), ...[...interest.lists].map((l) => `list:${l}`)];
+    const keys = [
+      ...[...interest.gets].map((g) => `get:${g}`),
+      ...[...interest.lists].map((l) => `list:${l}`),
+    ];
     this.interestOf.set(graphKey, keys);
     for (const k of keys) {
       let set = this.routes.get(k);

@@ -9,16 +9,12 @@
  * finalizer; the controller retries.
  */
 import type { Logger } from 'pino';
-import {
-  isApiError,
-  type KubeObject,
-  type RestClient,
-  serviceAccountImpersonation,
-} from '../kube/index.ts';
+import type { KubeObject, RestClient } from '../kube/index.ts';
 import { identityKey } from '../runtime/observed.ts';
 import { setFinalizer } from './finalizer.ts';
-import { parseServiceAccountUser } from './names.ts';
-import { errorMessage, idOf, releaseContributions, serviceAccountNameOf } from './reconciler.ts';
+import { graphImpersonation, parseServiceAccountUser, templateManager } from './names.ts';
+import { managerEntry } from './ownership.ts';
+import { errorMessage, idOf, isGoneError, releaseContributions, serviceAccountNameOf } from './reconciler.ts';
 import { condition, type GraphStatus, readyCondition, resourceKey } from './status.ts';
 import type { Interest, WatchSet } from './watches.ts';
 
@@ -48,7 +44,7 @@ export async function finalizeGraph(
     namespace,
     name: serviceAccountNameOf(graph),
   };
-  const writer = deps.client.withImpersonation(serviceAccountImpersonation(sa.namespace, sa.name));
+  const writer = deps.client.withImpersonation(graphImpersonation(sa.namespace, sa.name));
   const remaining = [...status.managedResources];
   let error: string | undefined;
   let waitingFor: string | undefined;
@@ -57,7 +53,16 @@ export async function finalizeGraph(
     const r = remaining[remaining.length - 1];
     if (!r) break;
     if (!r.uid) {
-      remaining.pop(); // an intent entry: never delete by name alone
+      // An intent entry (a crash between apply and the UID record): delete the object only when our
+      // template manager, derived from this Graph's UID, owns fields on it — never by name alone.
+      await deps.watches.prepare(r.apiVersion, r.kind, [r.namespace]).catch(() => undefined);
+      const obj = deps.watches.peek(idOf(r));
+      const uid = obj?.metadata?.uid;
+      if (!obj || !uid || !managerEntry(obj, templateManager(graph.metadata.uid ?? ''))) {
+        remaining.pop();
+        continue;
+      }
+      remaining[remaining.length - 1] = { ...r, uid };
       continue;
     }
     interest.gets.add(identityKey(idOf(r)));
@@ -80,7 +85,7 @@ export async function finalizeGraph(
       deps.log.info({ resource: resourceKey(r) }, 'deleted');
       remaining.pop();
     } catch (e) {
-      if (isApiError(e) && (e.code === 404 || e.code === 409)) {
+      if (isGoneError(e)) {
         remaining.pop(); // gone, or a different object now has the name
         continue;
       }
@@ -104,11 +109,20 @@ export async function finalizeGraph(
       const accepted =
         status.conditions.find((c) => c.type === 'Accepted') ??
         condition([], 'Accepted', 'Unknown', 'Deleting', 'the graph is being deleted', gen, now);
-      const converged = condition(status.conditions, 'ResourcesConverged', 'False', 'DeleteFailed', error, gen, now);
+      const converged = condition(
+        status.conditions,
+        'ResourcesConverged',
+        'False',
+        'DeleteFailed',
+        error,
+        gen,
+        now,
+      );
       conditions = [accepted, converged, readyCondition(status.conditions, accepted, converged, gen, now)];
     }
     await deps.writeStatus({ ...status, conditions, managedResources: remaining, contributions });
-    if (error) return { kind: 'failed', reason: 'DeleteFailed', interest, error: new Error(`DeleteFailed: ${error}`) };
+    if (error)
+      return { kind: 'failed', reason: 'DeleteFailed', interest, error: new Error(`DeleteFailed: ${error}`) };
     return { kind: 'waiting', reason: `waiting for ${waitingFor} to be deleted`, interest };
   }
 

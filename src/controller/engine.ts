@@ -16,8 +16,8 @@ import type { RestClient } from '../kube/index.ts';
 import { evaluate } from '../runtime/engine.ts';
 import type { ObservedState } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
-import { kubeLiveFetcher, type KubeLive } from '../schema/sources/liveKube.ts';
 import { LiveSchemaSource } from '../schema/sources/live.ts';
+import { type KubeLive, kubeLiveFetcher } from '../schema/sources/liveKube.ts';
 import { ChainedSchemaResolver, toKindLookup } from '../schema/sources/resolver.ts';
 
 export interface CompileOutcome {

@@ -116,7 +116,9 @@ export class LeaderElector {
         holderIdentity: this.o.identity,
         leaseDurationSeconds: duration,
         renewTime: microTime(now),
-        ...(holder !== this.o.identity ? { acquireTime: microTime(now), leaseTransitions: transitions + 1 } : {}),
+        ...(holder !== this.o.identity
+          ? { acquireTime: microTime(now), leaseTransitions: transitions + 1 }
+          : {}),
       },
     };
     try {

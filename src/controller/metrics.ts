@@ -3,7 +3,7 @@
  * histogram), API requests by verb (the RestClient counters), the work-queue depth, and gauges of
  * Graphs and informers. No client library: the text format is small.
  */
-import { VERBS, type RequestCounters } from '../kube/index.ts';
+import { type RequestCounters, VERBS } from '../kube/index.ts';
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -32,6 +32,11 @@ export class ControllerMetrics {
     let n = 0;
     for (const v of this.reconciles.values()) n += v;
     return n;
+  }
+
+  /** Total seconds spent reconciling (the histogram's sum). */
+  get reconcileSeconds(): number {
+    return this.durationSum;
   }
 
   render(): string {

@@ -54,6 +54,15 @@ export function serviceAccountUser(namespace: string, name: string): string {
   return `system:serviceaccount:${namespace}:${name}`;
 }
 
+/**
+ * The identity a Graph writes as: only the ServiceAccount's user name. The API server adds the
+ * ServiceAccount groups itself when no group is given, so the controller needs `impersonate` on
+ * `serviceaccounts` and nothing on `groups` (least privilege, deploy/rbac).
+ */
+export function graphImpersonation(namespace: string, name: string): { user: string } {
+  return { user: serviceAccountUser(namespace, name) };
+}
+
 /** Parses `system:serviceaccount:<ns>:<name>`. */
 export function parseServiceAccountUser(user: string): { namespace: string; name: string } | undefined {
   const m = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);

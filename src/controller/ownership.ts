@@ -160,7 +160,8 @@ export function scalarEqual(a: Json, b: Json): boolean {
 }
 
 export function jsonEqual(a: Json, b: Json): boolean {
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (isObj(a)) {
     if (!isObj(b)) return false;
     const ka = Object.keys(a);

@@ -14,21 +14,16 @@
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import type { CompiledGraph } from '../graph/model.ts';
-import {
-  type ApiError,
-  isApiError,
-  type KubeObject,
-  type RestClient,
-  serviceAccountImpersonation,
-} from '../kube/index.ts';
+import { type ApiError, isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
 import { identityKey, identityOf, type ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult, NodeResult } from '../runtime/types.ts';
 import { finalizeGraph } from './deletion.ts';
-import { setFinalizer } from './finalizer.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
+import { setFinalizer } from './finalizer.ts';
 import {
   CONTROLLER_MANAGER,
   GRAPH_FINALIZER,
+  graphImpersonation,
   isGraphManager,
   patchManager,
   serviceAccountUser,
@@ -107,7 +102,10 @@ const WAIT_MAX_MS = 300_000;
 
 export class GraphReconciler {
   private readonly deps: ReconcilerDeps;
-  private readonly compiled = new Map<string, { generation: number; epoch: number; outcome: CompileOutcome }>();
+  private readonly compiled = new Map<
+    string,
+    { generation: number; epoch: number; outcome: CompileOutcome }
+  >();
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
   private readonly waitAttempts = new Map<string, number>();
@@ -143,7 +141,9 @@ export class GraphReconciler {
           client: this.deps.client,
           watches: this.deps.watches,
           log: this.deps.log,
-          writeStatus: (s) => this.writeStatus(graph as KubeObject, prev, s),
+          writeStatus: async (s) => {
+            await this.writeStatus(graph as KubeObject, prev, s);
+          },
           now: () => this.now(),
         },
         graph,
@@ -215,7 +215,8 @@ export class GraphReconciler {
     await this.writeStatus(graph, prev, status);
     const uid = graph.metadata.uid ?? '';
     // An unknown kind may be a CRD on its way: retry with backoff besides the CRD watch.
-    if (outcome.unknownKind) return { kind: 'invalid', reason: 'InvalidGraph', interest, requeueAfterMs: this.nextWait(uid) };
+    if (outcome.unknownKind)
+      return { kind: 'invalid', reason: 'InvalidGraph', interest, requeueAfterMs: this.nextWait(uid) };
     this.waitAttempts.delete(uid);
     return { kind: 'invalid', reason: 'InvalidGraph', interest };
   }
@@ -234,7 +235,7 @@ export class GraphReconciler {
     const uid = graph.metadata.uid ?? '';
     const saName = serviceAccountNameOf(graph);
     const saUser = serviceAccountUser(namespace, saName);
-    const writer = this.deps.client.withImpersonation(serviceAccountImpersonation(namespace, saName));
+    const writer = this.deps.client.withImpersonation(graphImpersonation(namespace, saName));
     const tmplManager = templateManager(uid);
 
     await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
@@ -268,6 +269,11 @@ export class GraphReconciler {
       }
       desired = desiredTemplates(result, uid);
       patches = desiredPatches(result, uid);
+      if (desired.length > MAX_MANAGED_RESOURCES) {
+        // The inventory could not record them all, and nothing is applied without a record (§22.1).
+        state.hardError = `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`;
+        break;
+      }
       const view = watches.view(interest);
 
       // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
@@ -282,7 +288,10 @@ export class GraphReconciler {
           contributions: [...working.contributions, ...newContribs],
           appliedServiceAccount: saUser,
         };
-        await this.writeStatus(graph, working, next);
+        if (!(await this.writeStatus(graph, working, next))) {
+          // Superseded by a newer generation: never apply without the write-ahead record.
+          return { kind: 'waiting', reason: 'Superseded', interest };
+        }
         working = next;
       }
 
@@ -294,7 +303,9 @@ export class GraphReconciler {
     if (!result) throw new Error('internal: no evaluation');
 
     // Inventory of this pass, in apply order; pending nodes keep what they had.
-    const pendingPaths = result.nodes.filter((n) => n.state === 'pending').map((n) => n.path);
+    // Pending nodes, and dynamic nodes held because their type is not served, keep what they applied.
+    const keeps = (n: NodeResult): boolean => n.state === 'pending' || n.held === true;
+    const pendingPaths = result.nodes.filter(keeps).map((n) => n.path);
     const isPending = (nodeID: string): boolean =>
       pendingPaths.some((p) => nodeID === p || nodeID.startsWith(`${p}.`));
     const oldByKey = new Map(working.managedResources.map((r) => [resourceKey(r), r]));
@@ -311,7 +322,7 @@ export class GraphReconciler {
       const view = watches.view(interest);
       for (const n of result.nodes) {
         if (n.kind !== 'template') continue;
-        if (n.state === 'pending') {
+        if (keeps(n)) {
           for (const r of working.managedResources)
             if (r.nodeID === n.path && !seen.has(resourceKey(r))) {
               inventory.push(r);
@@ -358,26 +369,74 @@ export class GraphReconciler {
     const now = () => this.now();
     const conds = prev.conditions;
     const nodeCount = result.nodes.length;
-    const accepted = condition(conds, 'Accepted', 'True', 'Compiled', `compiled ${nodeCount} nodes`, generation, now);
+    const accepted = condition(
+      conds,
+      'Accepted',
+      'True',
+      'Compiled',
+      `compiled ${nodeCount} nodes`,
+      generation,
+      now,
+    );
     let kind: OutcomeKind = 'converged';
     let converged: Condition;
     if (state.hardError) {
       kind = 'failed';
-      converged = condition(conds, 'ResourcesConverged', 'False', 'ApplyFailed', state.hardError, generation, now);
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ApplyFailed',
+        state.hardError,
+        generation,
+        now,
+      );
     } else if (pruneErrors.length > 0) {
       kind = 'failed';
-      converged = condition(conds, 'ResourcesConverged', 'False', 'PruneFailed', pruneErrors.join('; '), generation, now);
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'PruneFailed',
+        pruneErrors.join('; '),
+        generation,
+        now,
+      );
     } else if (releaseErrors.length > 0) {
       kind = 'failed';
-      converged = condition(conds, 'ResourcesConverged', 'False', 'ReleaseFailed', releaseErrors.join('; '), generation, now);
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ReleaseFailed',
+        releaseErrors.join('; '),
+        generation,
+        now,
+      );
     } else if (state.conflicts.length > 0) {
       kind = 'waiting';
-      converged = condition(conds, 'ResourcesConverged', 'False', 'FieldManagerConflict', state.conflicts.join('; '), generation, now);
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'FieldManagerConflict',
+        state.conflicts.join('; '),
+        generation,
+        now,
+      );
     } else if (result.firstSoft) {
       kind = 'waiting';
       const soft = result.firstSoft;
       const reason = soft.state === 'pending' ? 'DataPending' : 'WaitingForReadiness';
-      converged = condition(conds, 'ResourcesConverged', 'False', reason, `node ${soft.node}: ${soft.reason}`, generation, now);
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        reason,
+        `node ${soft.node}: ${soft.reason}`,
+        generation,
+        now,
+      );
     } else {
       converged = condition(
         conds,
@@ -476,14 +535,20 @@ export class GraphReconciler {
       const sub = p.contribution.subresource;
       if (appliedFieldsAgree(p.obj, target, p.contribution.fieldManager, sub)) continue;
       try {
-        await this.applyOne(writer, p.obj, p.contribution.fieldManager, sub === 'status', sub);
+        await this.applyOne(
+          writer,
+          withUidPrecondition(p.obj, target),
+          p.contribution.fieldManager,
+          sub === 'status',
+          sub,
+        );
         state.wrote = true;
       } catch (e) {
         if (isApiError(e) && e.isApplyConflict) {
           state.conflicts.push(conflictMessage(p, e));
           continue;
         }
-        if (isApiError(e) && e.code === 404) continue; // target vanished: waiting
+        if (isTargetVanished(e)) continue; // the watch brings the change; the node waits meanwhile
         state.hardError ??= applyError(p, e);
         return;
       }
@@ -524,7 +589,7 @@ export class GraphReconciler {
         this.deps.watches.noteDeleted(idOf(r), r.uid);
         this.deps.log.info({ resource: resourceKey(r) }, 'pruned');
       } catch (e) {
-        if (isApiError(e) && (e.code === 404 || e.code === 409)) continue; // gone, or replaced by another object
+        if (isGoneError(e)) continue; // gone (or its kind is), or replaced by another object
         errors.push(`delete ${resourceKey(r)}: ${errorMessage(e)}`);
         kept.unshift(r);
       }
@@ -549,9 +614,12 @@ export class GraphReconciler {
     return parseStatus(graph);
   }
 
-  /** Writes the status unless unchanged, or computed for an older generation than the cache holds. */
-  private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<void> {
-    if (statusEqual(prev, next)) return;
+  /**
+   * Writes the status unless unchanged. Returns false, writing nothing, when the status was computed for
+   * an older generation than the cache holds (§21.1): the newer generation will be reconciled.
+   */
+  private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<boolean> {
+    if (statusEqual(prev, next)) return true;
     const ns = graph.metadata.namespace ?? '';
     const name = graph.metadata.name ?? '';
     const latest = this.deps.graphs.get(ns, name);
@@ -560,7 +628,7 @@ export class GraphReconciler {
       latest.metadata.uid === graph.metadata.uid &&
       (latest.metadata.generation ?? 0) > (graph.metadata.generation ?? 0)
     ) {
-      return; // a newer generation will be reconciled
+      return false;
     }
     const res = await this.deps.client.applyStatus(
       {
@@ -572,8 +640,14 @@ export class GraphReconciler {
       { fieldManager: CONTROLLER_MANAGER, force: true },
     );
     this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
+    return true;
   }
 
+  /** True when `graph` is the echo of our own last status write (nothing to reconcile). */
+  isOwnStatusEcho(graph: KubeObject): boolean {
+    const last = this.lastStatus.get(graph.metadata.uid ?? '');
+    return last !== undefined && last.rv === Number(graph.metadata.resourceVersion);
+  }
 }
 
 // -------------------------------------------------------------------- helpers
@@ -590,7 +664,9 @@ function rendered(n: NodeResult): boolean {
 }
 
 function asObj(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
 }
 
 export function desiredTemplates(result: EvaluationResult, graphUid: string): DesiredObject[] {
@@ -640,7 +716,12 @@ export function desiredPatches(result: EvaluationResult, graphUid: string): Desi
 }
 
 function entryOf(d: DesiredObject, uid: string | undefined): ManagedResource {
-  const e: ManagedResource = { nodeID: d.node.path, apiVersion: d.id.apiVersion, kind: d.id.kind, name: d.id.name };
+  const e: ManagedResource = {
+    nodeID: d.node.path,
+    apiVersion: d.id.apiVersion,
+    kind: d.id.kind,
+    name: d.id.name,
+  };
   if (d.id.namespace) e.namespace = d.id.namespace;
   if (uid) e.uid = uid;
   return e;
@@ -650,7 +731,12 @@ function withUid(r: ManagedResource, uid: string | undefined): ManagedResource {
   return uid && !r.uid ? { ...r, uid } : r;
 }
 
-export function idOf(r: { apiVersion: string; kind: string; namespace?: string; name: string }): ObjectIdentity {
+export function idOf(r: {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}): ObjectIdentity {
   return r.namespace
     ? { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name }
     : { apiVersion: r.apiVersion, kind: r.kind, name: r.name };
@@ -664,14 +750,18 @@ export async function releaseContributions(
   const kept: Contribution[] = [];
   const errors: string[] = [];
   for (const c of retired) {
-    await watches.prepare(c.apiVersion, c.kind, [c.namespace]);
+    await watches.prepare(c.apiVersion, c.kind, [c.namespace]).catch(() => undefined);
     const target = watches.peek(idOf(c));
-    if (target && !managerEntry(target, c.fieldManager, c.subresource)) continue; // nothing to release
-    const body: KubeObject = {
-      apiVersion: c.apiVersion,
-      kind: c.kind,
-      metadata: c.namespace ? { name: c.name, namespace: c.namespace } : { name: c.name },
-    };
+    // Gone, or nothing of ours on it: nothing to release.
+    if (!target || !managerEntry(target, c.fieldManager, c.subresource)) continue;
+    const body = withUidPrecondition(
+      {
+        apiVersion: c.apiVersion,
+        kind: c.kind,
+        metadata: c.namespace ? { name: c.name, namespace: c.namespace } : { name: c.name },
+      },
+      target,
+    ) as KubeObject;
     try {
       const res =
         c.subresource === 'status'
@@ -679,7 +769,7 @@ export async function releaseContributions(
           : await writer.apply(body, { fieldManager: c.fieldManager, force: true });
       watches.noteWritten(res);
     } catch (e) {
-      if (isApiError(e) && e.code === 404) continue; // the target is gone: nothing to release
+      if (isTargetVanished(e) || (e instanceof Error && e.name === 'NoKindMatchError')) continue; // the target is gone
       errors.push(`release ${contributionKey(c)}: ${errorMessage(e)}`);
       kept.push(c);
     }
@@ -698,6 +788,31 @@ function applyError(d: DesiredObject, e: unknown): string {
 
 function describe(id: ObjectIdentity): string {
   return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+/**
+ * A patch or release must never create its target: the apply body carries the observed UID, which the
+ * API server checks (409 when no object exists, 422 when another object now has the name) and does not
+ * record as a managed field.
+ */
+export function withUidPrecondition(
+  obj: Record<string, unknown>,
+  target: Record<string, unknown>,
+): Record<string, unknown> {
+  const uid = (target.metadata as { uid?: unknown } | undefined)?.uid;
+  if (typeof uid !== 'string') return obj;
+  return { ...obj, metadata: { ...(obj.metadata as Record<string, unknown>), uid } };
+}
+
+function isTargetVanished(e: unknown): boolean {
+  if (!isApiError(e) || e.isApplyConflict) return false;
+  return e.code === 404 || e.code === 409 || (e.code === 422 && /metadata\.uid/.test(e.message));
+}
+
+/** 404, 409 on a UID precondition (another object has the name now), or a kind no longer served. */
+export function isGoneError(e: unknown): boolean {
+  if (isApiError(e)) return e.code === 404 || e.code === 409;
+  return e instanceof Error && e.name === 'NoKindMatchError';
 }
 
 export function errorMessage(e: unknown): string {

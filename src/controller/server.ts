@@ -26,10 +26,12 @@ export async function serve(addr: string, endpoints: Endpoints): Promise<http.Se
       res.writeHead(code, { 'Content-Type': type });
       res.end(body);
     };
-    if (path === '/metrics' && endpoints.metrics) return text(200, endpoints.metrics(), 'text/plain; version=0.0.4');
+    if (path === '/metrics' && endpoints.metrics)
+      return text(200, endpoints.metrics(), 'text/plain; version=0.0.4');
     if (path === '/healthz' && endpoints.healthy)
       return endpoints.healthy() ? text(200, 'ok\n') : text(500, 'unhealthy\n');
-    if (path === '/readyz' && endpoints.ready) return endpoints.ready() ? text(200, 'ok\n') : text(503, 'not ready\n');
+    if (path === '/readyz' && endpoints.ready)
+      return endpoints.ready() ? text(200, 'ok\n') : text(503, 'not ready\n');
     return text(404, 'not found\n');
   });
   const { host, port } = parseAddr(addr);

@@ -110,7 +110,12 @@ export function parseStatus(graph: Record<string, unknown>): GraphStatus {
   return out;
 }
 
-export function resourceKey(r: { apiVersion: string; kind: string; namespace?: string; name: string }): string {
+export function resourceKey(r: {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}): string {
   return `${r.apiVersion}/${r.kind}/${r.namespace ?? ''}/${r.name}`;
 }
 
@@ -151,7 +156,8 @@ export function condition(
     reason,
     message,
     observedGeneration: generation,
-    lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now(),
+    lastTransitionTime:
+      prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now(),
   };
 }
 

@@ -38,7 +38,11 @@ interface TypeEntry {
   info: TypeInfo | null;
   plural?: string;
   pending?: Promise<void>;
+  /** When discovery did not know the kind (retried after a while: a CRD may be on its way). */
+  failedAt?: number;
 }
+
+const TYPE_RETRY_MS = 5_000;
 
 export const gvkKey = (apiVersion: string, kind: string): string => `${apiVersion}/${kind}`;
 
@@ -96,7 +100,11 @@ export class WatchSet {
   }
 
   /** Resolves the type and starts (and syncs) the informers a kind needs. */
-  async prepare(apiVersion: string, kind: string, namespaces: readonly (string | undefined)[]): Promise<void> {
+  async prepare(
+    apiVersion: string,
+    kind: string,
+    namespaces: readonly (string | undefined)[],
+  ): Promise<void> {
     const t = await this.resolveType(apiVersion, kind);
     if (!t.info || !t.plural) return;
     const scopes = new Set(namespaces.map((ns) => this.scope(t.info as TypeInfo, ns)));
@@ -106,6 +114,10 @@ export class WatchSet {
   private async resolveType(apiVersion: string, kind: string): Promise<TypeEntry> {
     const key = gvkKey(apiVersion, kind);
     let t = this.types.get(key);
+    if (t && t.info === null && t.failedAt !== undefined && Date.now() - t.failedAt > TYPE_RETRY_MS) {
+      this.types.delete(key);
+      t = undefined;
+    }
     if (!t) {
       t = { info: null };
       const entry = t;
@@ -116,6 +128,7 @@ export class WatchSet {
         },
         () => {
           entry.info = null;
+          entry.failedAt = Date.now();
         },
       );
       this.types.set(key, t);

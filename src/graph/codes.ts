@@ -18,6 +18,8 @@ export const GraphCode = {
   NoNodes: 'KG2006',
   /** A file or directory given on the command line could not be read. */
   UnreadableInput: 'KG2007',
+  /** Graph `spec.serviceAccountName` not a DNS-1123 subdomain (≤ 253 characters). */
+  InvalidServiceAccountName: 'KG2008',
 
   // ── node ids ─────────────────────────────────────────────────────────────
   /** A node without `id`. */
@@ -130,6 +132,10 @@ export const GraphCode = {
   ExpressionScan: 'KG2087',
   /** `runtime.*` used outside `spec.schema.status.conditions`. */
   RuntimeLibraryMisuse: 'KG2088',
+  /** Two custom conditions with the same literal type (§20.3). */
+  DuplicateConditionType: 'KG2092',
+  /** `runtime.condition(schema, T)` for a custom condition type of the same RGD (§20.3). */
+  OwnConditionLookup: 'KG2093',
 
   // ── nesting ──────────────────────────────────────────────────────────────
   /** A graph node whose payload is not `{nodes: [...]}`. */

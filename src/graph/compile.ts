@@ -13,7 +13,7 @@
  */
 import { listReferences, parse as parseCel } from '../cel/index.ts';
 import type { Diagnostic, Severity, SourceLocation } from '../diag/diagnostic.ts';
-import { formatPath, type PathSegment, scanValue } from '../expr/index.ts';
+import { ExprCodes, formatPath, type PathSegment, scanValue } from '../expr/index.ts';
 import { extractReferences } from './celRefs.ts';
 import { GraphCode } from './codes.ts';
 import { analyseDag } from './dag.ts';
@@ -75,92 +75,16 @@ export interface CompileResult {
 
 // ── reserved words and patterns ─────────────────────────────────────────────
 
-const CEL_KEYWORDS = [
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'return',
-  'var',
-  'void',
-  'while',
-];
+import { GRAPH_RESERVED, RGD_RESERVED } from './reserved.ts';
 
-export const GRAPH_RESERVED: ReadonlySet<string> = new Set([
-  'apiVersion',
-  'kind',
-  'metadata',
-  'namespace',
-  'spec',
-  'status',
-  'graph',
-  'graphengine',
-  'kro',
-  'each',
-  'item',
-  'items',
-  'object',
-  'self',
-  'this',
-  'context',
-  ...CEL_KEYWORDS,
-]);
-
-export const RGD_RESERVED: ReadonlySet<string> = new Set([
-  'apiVersion',
-  'context',
-  'dependency',
-  'dependencies',
-  'each',
-  'externalRef',
-  'externalReference',
-  'externalRefs',
-  'externalReferences',
-  'graph',
-  'graphengine',
-  'instance',
-  'item',
-  'items',
-  'kind',
-  'kro',
-  'metadata',
-  'namespace',
-  'object',
-  'resource',
-  'resourcegraphdefinition',
-  'resourceGraphDefinition',
-  'resources',
-  'root',
-  'runtime',
-  'schema',
-  'self',
-  'serviceAccountName',
-  'spec',
-  'status',
-  'this',
-  'variables',
-  'vars',
-  'version',
-  ...CEL_KEYWORDS,
-]);
+export { GRAPH_RESERVED, RGD_RESERVED };
 
 const GRAPH_ID = /^[A-Za-z][A-Za-z0-9]*$/;
 const RGD_ID = /^[a-z][a-zA-Z0-9]*$/;
 const RGD_KIND = /^[A-Z][a-zA-Z0-9]{0,62}$/;
 const RGD_VERSION = /^v[0-9]+(alpha[0-9]+|beta[0-9]+)?$/;
 const MAX_DIMENSIONS = 10;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const PATCH_FORBIDDEN_METADATA = ['ownerReferences', 'finalizers', 'deletionTimestamp', 'uid'];
 
 interface Flavor {
@@ -393,7 +317,16 @@ class Compiler {
       return graph;
     }
     const sa = str(get(spec, 'serviceAccountName'));
-    if (!flavor.rgd && sa !== undefined) graph.serviceAccountName = sa;
+    if (!flavor.rgd && sa !== undefined) {
+      graph.serviceAccountName = sa;
+      if (sa.length > 253 || !DNS_SUBDOMAIN.test(sa)) {
+        ctx.error(
+          GraphCode.InvalidServiceAccountName,
+          `spec.serviceAccountName ${JSON.stringify(sa)} must be a DNS-1123 subdomain of at most 253 characters`,
+          { segs: ['spec', 'serviceAccountName'], at: { pos: get(spec, 'serviceAccountName')!.pos } },
+        );
+      }
+    }
 
     let schemaEntry: YEntry | undefined;
     if (flavor.rgd) {
@@ -498,6 +431,7 @@ class Compiler {
     const status: StatusField[] = [];
     const statusEntry = entryOf(schema, 'status');
     if (statusEntry) this.compileStatus(statusEntry.value, [], ['spec', 'schema', 'status'], frame, status);
+    this.checkCustomConditions(status);
     const rawStatus = statusEntry ? toJson(statusEntry.value) : null;
     return {
       apiVersion: str(get(schema, 'apiVersion')) ?? '',
@@ -510,6 +444,57 @@ class Compiler {
       status,
       raw: toJson(schema),
     };
+  }
+
+  /**
+   * Custom conditions (§20.3): literal condition types are unique, and no expression looks up one of
+   * this RGD's own custom condition types on `schema` (the instance's conditions are written from
+   * them, so the lookup would read its own output).
+   */
+  private checkCustomConditions(status: StatusField[]): void {
+    const TYPE = /(?:['"]type['"]|\btype)\s*:\s*(['"])([^'"]+)\1/g;
+    const LOOKUP = /runtime\.condition\(\s*schema\s*,\s*(['"])([^'"]+)\1/g;
+    const own = new Map<string, ExprSlot>();
+    for (const f of status) {
+      if (f.path[0] !== 'conditions') continue;
+      for (const p of f.slot.parts) {
+        if (typeof p === 'string' || !p.cel.includes('runtime.newCondition')) continue;
+        for (const m of p.cel.matchAll(TYPE)) {
+          const type = m[2]!;
+          const loc = slotLocations.get(f.slot);
+          if (own.has(type)) {
+            this.ctx.error(
+              GraphCode.DuplicateConditionType,
+              `duplicate custom condition type ${JSON.stringify(type)}`,
+              {
+                segs: loc?.segs ?? ['spec', 'schema', 'status', 'conditions'],
+                ...(loc ? { at: loc.at } : {}),
+              },
+            );
+          } else own.set(type, f.slot);
+        }
+      }
+    }
+    if (own.size === 0) return;
+    const visit = (slot: ExprSlot): void => {
+      for (const p of slot.parts) {
+        if (typeof p === 'string') continue;
+        for (const m of p.cel.matchAll(LOOKUP)) {
+          if (!own.has(m[2]!)) continue;
+          const loc = slotLocations.get(slot);
+          this.ctx.error(
+            GraphCode.OwnConditionLookup,
+            `runtime.condition(schema, ${JSON.stringify(m[2])}) reads a custom condition this RGD defines itself`,
+            {
+              ...(loc?.node !== undefined ? { node: loc.node } : {}),
+              segs: loc?.segs ?? [],
+              ...(loc ? { at: loc.at } : {}),
+            },
+          );
+        }
+      }
+    };
+    for (const f of status) visit(f.slot);
   }
 
   private compileStatus(
@@ -888,7 +873,7 @@ class Compiler {
       else {
         ctx.error(
           GraphCode.UnknownKind,
-          `schema not found for ${api}, Kind=${kind}: the kind is unknown to the schema sources (${this.ctx.resolver.describe()})`,
+          `schema not found for ${api}, Kind=${kind}: ${this.ctx.resolver.explain?.(api, kind) ?? `the kind is unknown to the schema sources (${this.ctx.resolver.describe()})`}`,
           {
             node,
             segs: [...segs, 'kind'],
@@ -1269,6 +1254,14 @@ class Compiler {
     for (const e of y.entries) {
       path.push(e.key);
       segs.push(e.key);
+      if (e.key.includes('${')) {
+        this.ctx.report(
+          'warning',
+          ExprCodes.keyNotEvaluated,
+          `map key ${JSON.stringify(e.key)} contains \`\${\`: map keys are never evaluated and stay literal text`,
+          { node: this.nodePath(d), segs, at: { pos: e.keyPos } },
+        );
+      }
       const v = this.buildValue(e.value, path, segs, d);
       path.pop();
       segs.pop();

@@ -19,6 +19,8 @@ export interface KindResolver {
   lookup(apiVersion: string, kind: string): KindInfo | undefined;
   /** Human-readable list of the sources consulted, for the unknown-kind message. */
   describe(): string;
+  /** Why a kind is unknown (sources consulted, source failures, other versions), when the resolver knows. */
+  explain?(apiVersion: string, kind: string): string | undefined;
 }
 
 /** Splits `group/version` (`v1` → core group ''). */
@@ -41,6 +43,13 @@ export function chainResolvers(resolvers: readonly KindResolver[]): KindResolver
     },
     describe() {
       return resolvers.map((r) => r.describe()).join(', ');
+    },
+    explain(apiVersion, kind) {
+      for (const r of resolvers) {
+        const why = r.explain?.(apiVersion, kind);
+        if (why) return why;
+      }
+      return undefined;
     },
   };
 }

@@ -5,9 +5,9 @@
  * Graph engine by translation (graph-semantics.md §1), so the engine never branches on the source kind
  * except through the explicit flags carried here (`gating`, `rgd`, `target`).
  *
- * Everything in this file is plain data (no classes, no functions) so that a compiled graph can be
- * cached, compared and serialised (`kgraph graph -o json`). Maps are avoided for the same reason:
- * lookups go through `CompiledFrame.index`.
+ * The model is plain data (no classes, no Maps) so that a compiled graph can be cached, compared and
+ * serialised (`kgraph graph -o json`); lookups go through `CompiledFrame.index` (see `frameNode`).
+ * Source positions of slots are kept out of the model (compile.ts `slotLocations`).
  *
  * Append-only contract: the engine helper may add fields it needs at the end of an interface, marked
  * with a `// engine:` comment. Existing fields keep their meaning.

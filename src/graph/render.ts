@@ -3,6 +3,7 @@
  * Nested graphs are clusters, the node kind is the shape, and every edge is labelled with the
  * fields of the reader that create it.
  */
+import { formatPath } from '../expr/index.ts';
 import type { CompiledFrame, CompiledGraph, CompiledNode, NodeKind } from './model.ts';
 
 /** Graphviz shape per node kind. */
@@ -86,6 +87,14 @@ export function toDot(graph: CompiledGraph): string {
       }
     };
     visit(graph.root);
+    // The synthetic status patch (§1): soft reads, drawn dotted into the instance's status.
+    const reads = statusReads(graph);
+    if (reads.size > 0) {
+      lines.push('  "instance" [shape=doubleoctagon, label="instance\\nstatus"];');
+      for (const [from, fields] of reads) {
+        lines.push(`  ${gid(from)} -> "instance" [label=${q(fields.join('\n'))}, style=dotted];`);
+      }
+    }
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;
@@ -105,10 +114,19 @@ function schemaReads(n: CompiledNode): string[] {
   for (const s of slots) {
     for (const p of s.parts) {
       if (typeof p === 'string') continue;
-      if (p.refs.some((r) => r.kind === 'schema')) out.add(s.path.map(String).join('.'));
+      if (p.refs.some((r) => r.kind === 'schema')) out.add(formatPath(s.path));
     }
   }
   return [...out];
+}
+
+/** Node path → status field paths that read it (RGD status projections). */
+function statusReads(graph: CompiledGraph): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of graph.rgd?.status ?? []) {
+    for (const read of f.reads) out.set(read, [...(out.get(read) ?? []), `status.${formatPath(f.path)}`]);
+  }
+  return out;
 }
 
 /** Mermaid shapes per kind. */
@@ -160,6 +178,13 @@ export function toMermaid(graph: CompiledGraph): string {
       }
     };
     visit(graph.root);
+    const reads = statusReads(graph);
+    if (reads.size > 0) {
+      lines.push('  instance{{"instance<br/>status"}}');
+      for (const [from, fields] of reads) {
+        lines.push(`  ${from === 'schema' ? 'schema' : mid(from)} -.->|"${fields.join(', ')}"| instance`);
+      }
+    }
   }
   return `${lines.join('\n')}\n`;
 }

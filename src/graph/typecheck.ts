@@ -292,7 +292,9 @@ class Checker {
     here?: OpenApiSchema,
   ): void {
     // The first call locates the subtree from the root; children descend one step at a time.
-    const at = here ? { kind: 'schema' as const, schema: here } : schemaAtPath(root, path, { resourceRoot: true });
+    const at = here
+      ? { kind: 'schema' as const, schema: here }
+      : schemaAtPath(root, path, { resourceRoot: true });
     if (at.kind === 'schemaless') return;
     if (at.kind === 'unknown') {
       const known = path.slice(0, at.at + 1);

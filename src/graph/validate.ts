@@ -130,7 +130,16 @@ function buildResolver(
     ...(options.bundle !== undefined ? { bundle: options.bundle } : {}),
   });
   fileDiagnostics.push(...setup.diagnostics);
-  const resolvers: KindResolver[] = [toKindLookup(setup.resolver), ...(options.resolvers ?? [])];
+  const lookup = toKindLookup(setup.resolver);
+  const sources: KindResolver = {
+    lookup: (apiVersion, kind) => lookup.lookup(apiVersion, kind),
+    describe: () => lookup.describe(),
+    explain: (apiVersion, kind) => {
+      const r = setup.resolver.resolve(apiVersion, kind);
+      return 'unknown' in r ? r.reason : undefined;
+    },
+  };
+  const resolvers: KindResolver[] = [sources, ...(options.resolvers ?? [])];
   if (!options.noBuiltins) resolvers.push(builtinKindResolver());
   return { chained: setup.resolver, resolver: chainResolvers(resolvers) };
 }

@@ -2,6 +2,8 @@
  * Packages: `definePackage`, the lazy `self` fixpoint over part thunks, and the package-level out view
  * consumers receive (`deps.<name>`).
  */
+
+import { GRAPH_RESERVED, RGD_RESERVED } from '../graph/reserved.ts';
 import type { Build } from './build.ts';
 import type { AvailabilityLevel, InstanceDef, ResolvedCluster } from './cluster.ts';
 import { SdkCode, SdkError } from './errors.ts';
@@ -73,62 +75,8 @@ export function isPackage(v: unknown): v is Package {
   return typeof v === 'object' && v !== null && (v as { _type?: unknown })._type === 'kix.package';
 }
 
-const RESERVED_IDS = new Set([
-  'apiVersion',
-  'context',
-  'dependency',
-  'dependencies',
-  'each',
-  'externalRef',
-  'externalReference',
-  'externalRefs',
-  'externalReferences',
-  'graph',
-  'graphengine',
-  'instance',
-  'item',
-  'items',
-  'kind',
-  'kro',
-  'metadata',
-  'namespace',
-  'object',
-  'resource',
-  'resourcegraphdefinition',
-  'resourceGraphDefinition',
-  'resources',
-  'root',
-  'runtime',
-  'schema',
-  'self',
-  'serviceAccountName',
-  'spec',
-  'status',
-  'this',
-  'variables',
-  'vars',
-  'version',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'return',
-  'var',
-  'void',
-  'while',
-  'true',
-  'false',
-  'null',
-]);
+/** Ids a generated Graph node may not take, in either a Graph or an RGD. */
+const RESERVED_IDS: ReadonlySet<string> = new Set([...GRAPH_RESERVED, ...RGD_RESERVED]);
 
 function nameByPart(build: Build, v: unknown, part: string): void {
   const node = nodeOf(v);

@@ -15,6 +15,7 @@ interface ControllerCliOptions {
   healthAddr: string;
   leaderElect?: boolean;
   leaderElectionNamespace?: string;
+  leaseDuration: string;
   installCrd: boolean;
   logLevel: string;
 }
@@ -31,13 +32,15 @@ export function registerControllerCommand(program: Command): void {
     .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
     .option('--leader-elect', 'elect a leader on a Lease before reconciling')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
+    .option('--lease-duration <seconds>', 'leader Lease duration; renewals every duration/7.5', '15')
     .option('--no-install-crd', 'do not apply the Graph CRD on start')
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: ControllerCliOptions) => {
       const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       const concurrency = Number(opts.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
+      if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new Error('--concurrency must be a positive integer');
       const controller = new GraphController({
         client,
         ...(opts.namespace ? { namespaces: opts.namespace } : {}),
@@ -46,13 +49,18 @@ export function registerControllerCommand(program: Command): void {
         log,
       });
       let leader: LeaderElector | undefined;
-      const servers: import("node:http").Server[] = [];
+      const servers: import('node:http').Server[] = [];
       if (opts.metricsAddr !== '0') {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
             metrics: () => controller.metrics.render(),
-            ...(same ? { healthy: () => true, ready: () => controller.ready() || (leader !== undefined && !leader.isLeader) } : {}),
+            ...(same
+              ? {
+                  healthy: () => true,
+                  ready: () => controller.ready() || (leader !== undefined && !leader.isLeader),
+                }
+              : {}),
           }),
         );
       }
@@ -76,11 +84,16 @@ export function registerControllerCommand(program: Command): void {
       process.once('SIGTERM', () => void shutdown());
       if (opts.leaderElect) {
         const identity = `${hostname()}_${process.pid}`;
+        const leaseSeconds = Number(opts.leaseDuration);
+        if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be a positive number of seconds');
         leader = new LeaderElector({
           client,
           namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
           name: 'kgraph-controller',
           identity,
+          leaseDurationSeconds: Math.ceil(leaseSeconds),
+          renewDeadlineMs: (leaseSeconds * 1000 * 2) / 3,
+          retryPeriodMs: (leaseSeconds * 1000) / 7.5,
           onStartedLeading: async () => {
             log.info({ identity }, 'acquired leadership');
             await controller.start();

@@ -2,8 +2,10 @@
  * `kgraph up` / `kgraph down`: the newcomer's path. `up` starts (or reuses) the local control plane,
  * installs the Graph CRD, runs the Graph controller, applies the examples, waits for the Graphs to
  * converge with a progress display, prints what they created and how to explore it, and keeps the
- * controller in the foreground until Ctrl-C (`--detach` runs it as a background process instead).
- * `down` stops the controller started by `up` (either mode) and the control plane.
+ * controller in the foreground until Ctrl-C. With `--detach`, the first convergence still runs under
+ * the in-process controller (its queue tells exactly when everything was reconciled, which a Graph's
+ * conditions alone cannot on a reused data dir), then a background `kgraph controller` takes over and
+ * `up` returns. `down` stops the controller started by `up` (either mode) and the control plane.
  *
  * The controller's pid is recorded in `<data-dir>/controller.pid`, so a second `up` on the same data
  * dir reuses the running controller instead of starting a rival, and `down` knows what to stop.
@@ -313,11 +315,14 @@ async function waitForGraphs(
   client: RestClient,
   graphs: readonly KubeObject[],
   timeoutMs: number,
+  settled: () => boolean,
   onProgress: (key: string, p: GraphProgress) => void,
 ): Promise<{ graphs: KubeObject[]; converged: boolean }> {
   const deadline = Date.now() + timeoutMs;
   const last = new Map<string, string>();
+  let settledPolls = 0;
   for (;;) {
+    settledPolls = settled() ? settledPolls + 1 : 0;
     const observed = await readGraphs(client, graphs);
     let all = true;
     for (const g of observed) {
@@ -329,7 +334,9 @@ async function waitForGraphs(
       }
       all &&= p.ready;
     }
-    if (all) return { graphs: observed, converged: true };
+    // Ready must also hold once the controller has worked through every event (two quiet polls
+    // in a row): on a reused data dir a Graph still carries the Ready of the previous run.
+    if (all && settledPolls >= 2) return { graphs: observed, converged: true };
     if (Date.now() > deadline) return { graphs: observed, converged: false };
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -340,12 +347,13 @@ async function waitWithProgress(
   client: RestClient,
   graphs: readonly KubeObject[],
   timeoutMs: number,
+  settled: () => boolean,
   tty: boolean,
   write: (line: string) => void,
 ): Promise<{ graphs: KubeObject[]; converged: boolean }> {
   const started = Date.now();
   if (!tty) {
-    return waitForGraphs(client, graphs, timeoutMs, (key, p) => {
+    return waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
       const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
       write(`${secs}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
     });
@@ -373,7 +381,7 @@ async function waitWithProgress(
     { concurrent: true, exitOnError: false, rendererOptions: { collapseErrors: false } },
   );
   const running = list.run().catch(() => undefined);
-  const result = await waitForGraphs(client, graphs, timeoutMs, (key, p) => {
+  const result = await waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
     latest.set(key, p);
     tasks.get(key)?.update(p);
   });
@@ -405,6 +413,30 @@ async function applyPlan(client: RestClient, plan: UpPlan, timeoutMs: number, sa
     say(
       `skipped  ${objectName({ kind: s.doc.object.kind, name: s.doc.object.metadata.name ?? '' })}: ${s.reason}`,
     );
+}
+
+/** Starts `kgraph controller` as a detached process logging to `logFile`; returns its pid. */
+function startDetachedController(kubeconfig: string, logFile: string): number {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'bin', 'kgraph.js'),
+      'controller',
+      '--kubeconfig',
+      kubeconfig,
+      '--metrics-addr',
+      '0',
+      '--health-addr',
+      '0',
+      '--no-install-crd',
+    ],
+    { detached: true, stdio: ['ignore', fd, fd] },
+  );
+  closeSync(fd);
+  child.unref();
+  if (child.pid === undefined) throw new KgraphError('KG6083', 'could not start the controller process');
+  return child.pid;
 }
 
 function waitForSignal(): Promise<string> {
@@ -443,34 +475,10 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     else if (existing) {
       mode = 'existing';
       out(`a controller started by an earlier \`kgraph up\` is running (pid ${existing.pid}); reusing it`);
-    } else if (opts.detach) {
-      mode = 'detached';
-      const fd = openSync(logFile, 'a');
-      const child = spawn(
-        process.execPath,
-        [
-          join(repoRoot, 'bin', 'kgraph.js'),
-          'controller',
-          '--kubeconfig',
-          ready.kubeconfig,
-          '--metrics-addr',
-          '0',
-          '--health-addr',
-          '0',
-          '--no-install-crd',
-        ],
-        { detached: true, stdio: ['ignore', fd, fd] },
-      );
-      closeSync(fd);
-      child.unref();
-      if (child.pid === undefined) throw new KgraphError('KG6083', 'could not start the controller process');
-      writeFileSync(
-        pidFilePath(dataDir),
-        JSON.stringify({ pid: child.pid, mode: 'detached' } satisfies PidFile),
-      );
-      out(`controller started in the background (pid ${child.pid}, logs: ${logFile})`);
-    } else {
-      mode = 'in-process';
+    } else mode = opts.detach ? 'detached' : 'in-process';
+    if (mode === 'in-process' || mode === 'detached') {
+      // With --detach too, the first convergence runs under an in-process controller, whose queue
+      // tells exactly when everything was reconciled; the background process takes over after.
       controller = new GraphController({
         client: connect(ready.kubeconfig),
         installCrd: false,
@@ -501,10 +509,26 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       return 0;
     }
 
-    out(`waiting up to ${Math.round(timeoutMs / 1000)}s for ${graphs.length} Graph(s) to become Ready…`);
+    out(`waiting up to ${opts.timeout} for ${graphs.length} Graph(s) to become Ready…`);
     const tty = process.stdout.isTTY === true;
-    const result = await waitWithProgress(client, graphs, timeoutMs, tty, out);
+    // The in-process controller tells when it has nothing queued or running; a controller of an
+    // earlier `up` (another process) cannot, so there the Graphs' conditions alone decide.
+    const settled = (): boolean => {
+      if (!controller) return true;
+      const q = controller.queue.stats();
+      return q.depth === 0 && q.processing === 0;
+    };
+    const result = await waitWithProgress(client, graphs, timeoutMs, settled, tty, out);
     out(formatReport(result.graphs, ready.kubeconfig, dataDir));
+    if (mode === 'detached') {
+      await controller?.stop();
+      controller?.client.close();
+      controller = undefined;
+      const pid = startDetachedController(ready.kubeconfig, logFile);
+      writeFileSync(pidFilePath(dataDir), JSON.stringify({ pid, mode: 'detached' } satisfies PidFile));
+      ownsPidFile = false;
+      out(`controller handed over to a background process (pid ${pid}, logs: ${logFile})`);
+    }
     if (!result.converged) {
       out(`not every Graph became Ready within ${opts.timeout}; controller logs: ${logFile}`);
       return 1;

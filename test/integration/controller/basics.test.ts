@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * The Graph controller on a real API server: acceptance, templates, renames, includeWhen contagion,
  * forEach, readiness and refs (graph-semantics.md §27 items 25–27, 30–32).
@@ -11,9 +12,7 @@ import {
   applyGraph,
   cm,
   conditionOf,
-  eventually,
   getCm,
-  getGraph,
   gone,
   graph,
   graphNamespace,
@@ -75,8 +74,14 @@ describe('Graph controller basics', () => {
     assert.equal(obj.metadata.annotations?.['internal.kro.run/node-path'], 'cm');
     assert.equal(obj.metadata.annotations?.['internal.kro.run/apply-order'], '1');
     const managers = (obj.metadata.managedFields ?? []).map((m) => m.manager);
-    assert.ok(managers.some((m) => m?.startsWith('kro-graphengine.tmpl.')), managers.join(','));
-    const status = g.status as { managedResources: { name: string; uid?: string; nodeID: string }[]; appliedServiceAccount: string };
+    assert.ok(
+      managers.some((m) => m?.startsWith('kro-graphengine.tmpl.')),
+      managers.join(','),
+    );
+    const status = g.status as {
+      managedResources: { name: string; uid?: string; nodeID: string }[];
+      appliedServiceAccount: string;
+    };
     assert.deepEqual(
       status.managedResources.map((r) => [r.nodeID, r.name, r.uid]),
       [['cm', 'ren-one', obj.metadata.uid]],
@@ -158,7 +163,10 @@ describe('Graph controller basics', () => {
   });
 
   it('readiness goes from WaitingForReadiness to Ready when the readyWhen becomes true', async () => {
-    await client.create({ ...cm('rdy-src', { state: 'starting' }), metadata: { name: 'rdy-src', namespace: ns } });
+    await client.create({
+      ...cm('rdy-src', { state: 'starting' }),
+      metadata: { name: 'rdy-src', namespace: ns },
+    });
     await applyGraph(
       client,
       graph(ns, 'rdy', [
@@ -170,11 +178,23 @@ describe('Graph controller basics', () => {
         { id: 'out', template: cm('rdy-out', { state: '${src.data.state}' }) },
       ]),
     );
-    const waiting = await waitCondition(client, ns, 'rdy', 'ResourcesConverged', 'False', 'WaitingForReadiness');
+    const waiting = await waitCondition(
+      client,
+      ns,
+      'rdy',
+      'ResourcesConverged',
+      'False',
+      'WaitingForReadiness',
+    );
     assert.equal(conditionOf(waiting, 'Ready')?.reason, 'WaitingForReadiness');
     assert.ok(await getCm(client, ns, 'rdy-out'), 'scope-gated: the dependent is applied before readiness');
     await client.apply(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rdy-src', namespace: ns }, data: { state: 'up' } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'rdy-src', namespace: ns },
+        data: { state: 'up' },
+      },
       { fieldManager: 'test', force: true },
     );
     await waitCondition(client, ns, 'rdy', 'Ready', 'True', 'Ready');
@@ -194,8 +214,74 @@ describe('Graph controller basics', () => {
     assert.equal(conditionOf(g, 'Accepted')?.status, 'True');
     assert.ok(await getCm(client, ns, 'wait-free'), 'independent nodes are applied');
     assert.equal(await getCm(client, ns, 'wait-out'), undefined);
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'wait-src', namespace: ns }, data: { v: 'hello' } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'wait-src', namespace: ns },
+      data: { v: 'hello' },
+    });
     await waitCondition(client, ns, 'wait', 'Ready', 'True');
     assert.deepEqual((await getCm(client, ns, 'wait-out'))?.data, { copy: 'hello' });
+  });
+
+  it('never prunes while data is pending: resources of a node whose input vanished are kept', async () => {
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'pend-src', namespace: ns },
+      data: { on: 'true', v: 'a' },
+    });
+    await applyGraph(
+      client,
+      graph(ns, 'pend', [
+        { id: 'src', ref: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pend-src' } } },
+        { id: 'gated', includeWhen: ["${src.data.on == 'true'}"], template: cm('pend-gated', { v: '1' }) },
+        { id: 'copy', template: cm('pend-copy', { v: '${src.data.v}' }) },
+      ]),
+    );
+    const ready = await waitCondition(client, ns, 'pend', 'Ready', 'True');
+    const uids = (ready.status as { managedResources: { uid: string }[] }).managedResources.map((r) => r.uid);
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'pend-src' });
+    const pending = await waitCondition(client, ns, 'pend', 'ResourcesConverged', 'False', 'DataPending');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.ok(await getCm(client, ns, 'pend-gated'), 'kept: includeWhen is pending, not false');
+    assert.ok(await getCm(client, ns, 'pend-copy'), 'kept: its input is pending');
+    assert.deepEqual(
+      (pending.status as { managedResources: { uid: string }[] }).managedResources.map((r) => r.uid),
+      uids,
+    );
+    // The input comes back with the gate off: now the gated node is pruned.
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'pend-src', namespace: ns },
+      data: { on: 'false', v: 'b' },
+    });
+    await gone(client, ns, 'pend-gated');
+    await waitCondition(client, ns, 'pend', 'Ready', 'True');
+    assert.deepEqual((await getCm(client, ns, 'pend-copy'))?.data, { v: 'b' });
+  });
+
+  it('a genuine CEL error at run time aborts the pass (ApplyFailed) and prunes nothing', async () => {
+    await applyGraph(
+      client,
+      graph(ns, 'cerr', [
+        { id: 'cfg', def: { s: '12' } },
+        { id: 'first', template: cm('cerr-first', { v: '${string(int(cfg.s) + 1)}' }) },
+      ]),
+    );
+    await waitCondition(client, ns, 'cerr', 'Ready', 'True');
+    assert.deepEqual((await getCm(client, ns, 'cerr-first'))?.data, { v: '13' });
+    await applyGraph(
+      client,
+      graph(ns, 'cerr', [
+        { id: 'cfg', def: { s: 'abc' } },
+        { id: 'second', template: cm('cerr-second', { v: '${string(int(cfg.s) + 1)}' }) },
+      ]),
+    );
+    const failed = await waitCondition(client, ns, 'cerr', 'ResourcesConverged', 'False', 'ApplyFailed');
+    assert.match(conditionOf(failed, 'ResourcesConverged')?.message ?? '', /node second/);
+    assert.ok(await getCm(client, ns, 'cerr-first'), 'nothing is pruned by an aborted pass');
+    assert.equal(await getCm(client, ns, 'cerr-second'), undefined);
   });
 });

@@ -1,11 +1,15 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * The Graph CRD on a real API server: installed and Established, and its validation rules
  * (graph-semantics.md §2) enforced at admission.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { EXACTLY_ONE_KIND_MESSAGE, installGraphCrd } from '../../../src/controller/crd.ts';
 import { isApiError, type KubeObject, type RestClient } from '../../../src/kube/index.ts';
+import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { adminClient, testNamespace } from '../../support/kube.ts';
 
 function graph(ns: string, name: string, nodes: unknown[], extra: Record<string, unknown> = {}): KubeObject {
@@ -52,6 +56,17 @@ describe('Graph CRD', () => {
     );
     // Installing again is a no-op apply, not an error.
     await installGraphCrd(client);
+  });
+
+  it('`kgraph install --kubeconfig` applies the CRD and reports it established', async () => {
+    const cp = await sharedControlPlane();
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      'bin/kgraph.js',
+      'install',
+      '--kubeconfig',
+      cp.kubeconfigPath,
+    ]);
+    assert.equal(stdout, 'customresourcedefinition/graphs.kro.run established\n');
   });
 
   it('accepts a valid Graph', async () => {

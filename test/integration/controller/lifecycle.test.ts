@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * Lifecycles on a real API server: a CRD installed after the Graph that uses it, a nested graph with a
  * capture and its deletion, a stamped child Graph, and the `kgraph controller` process killed
@@ -56,7 +57,15 @@ describe('Graph controller lifecycles', () => {
     await applyGraph(
       client,
       graph(ns, 'later', [
-        { id: 'gadget', template: { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g1' }, spec: { size: 3 } } },
+        {
+          id: 'gadget',
+          template: {
+            apiVersion: `${group}/v1`,
+            kind: 'Gadget',
+            metadata: { name: 'g1' },
+            spec: { size: 3 },
+          },
+        },
       ]),
     );
     const invalid = await waitCondition(client, ns, 'later', 'Accepted', 'False', 'InvalidGraph');
@@ -145,7 +154,9 @@ describe('Graph controller lifecycles', () => {
     assert.equal(child?.metadata.labels?.['kro.run/node-id'], 'child');
     // Deleting the parent deletes the child Graph, whose finalizer deletes its own resources.
     await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name: 'parent' });
-    await eventually('child gone', async () => ((await getGraph(client, ns, 'child-kid')) ? undefined : true));
+    await eventually('child gone', async () =>
+      (await getGraph(client, ns, 'child-kid')) ? undefined : true,
+    );
     await gone(client, ns, 'stamped-base-copy');
     await gone(client, ns, 'stamped-base');
   });
@@ -211,12 +222,24 @@ describe('kgraph controller process', () => {
     assert.match(metrics, /kgraph_workqueue_depth \d+/);
 
     const list = async (): Promise<KubeObject[]> =>
-      (await client.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns }, { labelSelector: { 'kro.run/node-id': 'fleet' } })).items;
-    const atKill = await eventually('first items created', async () => {
-      const n = (await list()).length;
-      return n > 0 ? n : undefined;
-    }, 60_000, 10).catch(async (e) => {
-      throw new Error(`${(e as Error).message}; graph: ${JSON.stringify((await getGraph(client, ns, 'big'))?.status)}`);
+      (
+        await client.listAll(
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns },
+          { labelSelector: { 'kro.run/node-id': 'fleet' } },
+        )
+      ).items;
+    const atKill = await eventually(
+      'first items created',
+      async () => {
+        const n = (await list()).length;
+        return n > 0 ? n : undefined;
+      },
+      60_000,
+      10,
+    ).catch(async (e) => {
+      throw new Error(
+        `${(e as Error).message}; graph: ${JSON.stringify((await getGraph(client, ns, 'big'))?.status)}`,
+      );
     });
     proc.kill('SIGKILL');
     await once(proc, 'exit');
@@ -234,10 +257,63 @@ describe('kgraph controller process', () => {
       const uids = new Map(items.map((o) => [o.metadata.name, o.metadata.uid]));
       for (const e of inv) assert.equal(e.uid, uids.get(e.name), e.name);
       const all = await client.listAll({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns });
-      assert.equal(all.items.filter((o) => o.metadata.name?.startsWith('big-')).length, total, 'no leaked object');
+      assert.equal(
+        all.items.filter((o) => o.metadata.name?.startsWith('big-')).length,
+        total,
+        'no leaked object',
+      );
     } finally {
       await replacement.stop();
       replacement.client.close();
+    }
+  });
+});
+
+describe('deletion after a crash before the UID record', () => {
+  it('deletes objects of UID-less inventory entries that its template manager owns, and leaves others', async () => {
+    const client = await adminClient();
+    const ns = await graphNamespace('gc-crash');
+    const first = await startController([ns]);
+    await applyGraph(
+      client,
+      graph(ns, 'crashy', [
+        { id: 'mine', template: cm('crashy-mine', { v: '1' }) },
+        { id: 'other', template: cm('crashy-other', { v: '1' }) },
+      ]),
+    );
+    await waitCondition(client, ns, 'crashy', 'Ready', 'True');
+    await first.stop();
+    first.client.close();
+    // As if the controller had crashed between its applies and the UID record; and another object
+    // of the same name as an intent entry, created by someone else.
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'crashy-other' });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'crashy-other', namespace: ns },
+      data: { v: 'foreign' },
+    });
+    const g = await getGraph(client, ns, 'crashy');
+    const entries = (
+      (g?.status as { managedResources?: Record<string, unknown>[] } | undefined)?.managedResources ?? []
+    ).map((e) => {
+      const { uid: _uid, ...rest } = e;
+      return rest;
+    });
+    await client.patch(
+      { apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name: 'crashy' },
+      { status: { managedResources: entries } },
+      { subresource: 'status' },
+    );
+    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name: 'crashy' });
+    const second = await startController([ns]);
+    try {
+      await eventually('graph gone', async () => ((await getGraph(client, ns, 'crashy')) ? undefined : true));
+      assert.equal(await getCm(client, ns, 'crashy-mine'), undefined);
+      assert.deepEqual((await getCm(client, ns, 'crashy-other'))?.data, { v: 'foreign' });
+    } finally {
+      await second.stop();
+      second.client.close();
     }
   });
 });

@@ -69,7 +69,12 @@ export async function startController(
   return controller;
 }
 
-export function graph(ns: string, name: string, nodes: unknown[], spec: Record<string, unknown> = {}): KubeObject {
+export function graph(
+  ns: string,
+  name: string,
+  nodes: unknown[],
+  spec: Record<string, unknown> = {},
+): KubeObject {
   return {
     apiVersion: 'kro.run/v1alpha1',
     kind: 'Graph',
@@ -96,7 +101,11 @@ export function conditionOf(g: KubeObject | undefined, type: string): Cond | und
   return s?.conditions?.find((c) => c.type === type);
 }
 
-export async function getGraph(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
+export async function getGraph(
+  client: RestClient,
+  ns: string,
+  name: string,
+): Promise<KubeObject | undefined> {
   return client.getOrUndefined({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns, name });
 }
 
@@ -137,7 +146,13 @@ export async function getCm(client: RestClient, ns: string, name: string): Promi
   return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
 }
 
-export async function gone(client: RestClient, ns: string, name: string, kind = 'ConfigMap', apiVersion = 'v1') {
+export async function gone(
+  client: RestClient,
+  ns: string,
+  name: string,
+  kind = 'ConfigMap',
+  apiVersion = 'v1',
+) {
   return eventually(`${kind} ${name} deleted`, async () =>
     (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
   );

@@ -13,6 +13,11 @@ describe('deploy/', () => {
     const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === 'kgraph-controller');
     const wildcard = role.rules.find((r: { resources: string[] }) => r.resources.includes('*'));
     assert.deepEqual(wildcard.verbs, ['get', 'list', 'watch']);
-    assert.ok(role.rules.some((r: { verbs: string[]; resources: string[] }) => r.verbs.includes('impersonate') && r.resources.includes('serviceaccounts')));
+    assert.ok(
+      role.rules.some(
+        (r: { verbs: string[]; resources: string[] }) =>
+          r.verbs.includes('impersonate') && r.resources.includes('serviceaccounts'),
+      ),
+    );
   });
 });

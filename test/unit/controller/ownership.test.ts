@@ -15,7 +15,9 @@ function observed(fieldsV1: Record<string, unknown>, rest: Record<string, unknow
       name: 'x',
       namespace: 'ns',
       labels: { a: '1' },
-      managedFields: [{ manager, operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1, ...extra }],
+      managedFields: [
+        { manager, operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1, ...extra },
+      ],
     },
     ...rest,
   };
@@ -37,7 +39,10 @@ describe('appliedFieldsAgree (no write when nothing changed)', () => {
     assert.equal(appliedFieldsAgree(desired, observed(fields, { data: { k: 'drift' } }), M), false);
     assert.equal(appliedFieldsAgree(desired, undefined, M), false);
     assert.equal(appliedFieldsAgree(desired, observed(fields, { data: { k: 'v' } }, 'kubectl'), M), false);
-    assert.equal(appliedFieldsAgree(desired, observed(fields, { data: { k: 'v' } }, M, { subresource: 'status' }), M), false);
+    assert.equal(
+      appliedFieldsAgree(desired, observed(fields, { data: { k: 'v' } }, M, { subresource: 'status' }), M),
+      false,
+    );
   });
   it('disagrees when the desired object adds or drops a field (the owned set differs)', () => {
     const more = { ...desired, data: { k: 'v', k2: 'w' } };
@@ -61,7 +66,10 @@ describe('appliedFieldsAgree (no write when nothing changed)', () => {
     const o = (image: string, args: string[]) => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'p', managedFields: [{ manager: M, operation: 'Apply', apiVersion: 'v1', fieldsV1: f }] },
+      metadata: {
+        name: 'p',
+        managedFields: [{ manager: M, operation: 'Apply', apiVersion: 'v1', fieldsV1: f }],
+      },
       spec: { containers: [{ name: 'c', image, imagePullPolicy: 'IfNotPresent' }], args },
     });
     assert.equal(appliedFieldsAgree(d, o('i:1', ['a', 'b']), M), true);
@@ -74,7 +82,10 @@ describe('appliedFieldsAgree (no write when nothing changed)', () => {
     const o = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: 'd', managedFields: [{ manager: M, operation: 'Apply', apiVersion: 'apps/v1', fieldsV1: f }] },
+      metadata: {
+        name: 'd',
+        managedFields: [{ manager: M, operation: 'Apply', apiVersion: 'apps/v1', fieldsV1: f }],
+      },
       spec: { replicas: 3 },
     };
     assert.equal(appliedFieldsAgree(d, o, M), true);

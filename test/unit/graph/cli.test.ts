@@ -32,6 +32,15 @@ describe('kgraph validate', () => {
     assert.match(r.stdout, /2\/2 accepted, 0 error\(s\), 2 warning\(s\)/);
   });
 
+  test('exit 0 on the seeds directory: CRD documents among the inputs are schema sources', () => {
+    const r = kgraph('validate', join(fixtures, 'seeds'), '-o', 'json');
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const out = JSON.parse(r.stdout) as { objects: { kind: string; accepted: boolean }[] };
+    const graphs = out.objects.filter((o) => o.kind !== '');
+    assert.equal(graphs.length, 7);
+    assert.ok(out.objects.every((o) => o.accepted));
+  });
+
   test('exit 1 and the JSON shape of issue 4 on an invalid file', () => {
     const file = join(fixtures, 'invalid/cycles.yaml');
     const r = kgraph('validate', file, '-o', 'json');
@@ -120,7 +129,9 @@ describe('kgraph validate -o json with file-level problems', () => {
     writeFileSync(file, 'apiVersion: kro.run/v1alpha1\nkind: Graph\nmetadata: {name: x\n');
     const r = kgraph('validate', file, '-o', 'json');
     assert.equal(r.code, 1);
-    const out = JSON.parse(r.stdout) as { objects: { file: string; accepted: boolean; diagnostics: { code: string }[] }[] };
+    const out = JSON.parse(r.stdout) as {
+      objects: { file: string; accepted: boolean; diagnostics: { code: string }[] }[];
+    };
     assert.equal(out.objects.length, 1);
     assert.equal(out.objects[0]!.file, file);
     assert.equal(out.objects[0]!.accepted, false);

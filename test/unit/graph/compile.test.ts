@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} syntax
 /**
  * The compiled model: order, layers, dependencies, edges, captures, slots, gating, routing.
  * (Rule diagnostics are covered by fixtures.test.ts.)
@@ -192,6 +193,30 @@ describe('compiled model', () => {
     );
   });
 
+  test('a grandparent capture bubbles up: dependency of the outer graph node, captured by both', () => {
+    const g = accepted(
+      graph(`    - id: outer
+      graph:
+        nodes:
+          - id: inner
+            graph:
+              nodes:
+                - id: leaf
+                  def: {v: "\${top.x}"}
+    - id: top
+      def: {x: 1}
+`),
+    );
+    const outer = frameNode(g.root, 'outer')!;
+    assert.deepEqual(outer.dependencies, ['top']);
+    assert.deepEqual(outer.captures, ['top']);
+    const inner = frameNode(outer.children!, 'inner')!;
+    assert.deepEqual(inner.dependencies, []);
+    assert.deepEqual(inner.captures, ['top']);
+    assert.equal(frameNode(inner.children!, 'leaf')!.path, 'outer.inner.leaf');
+    assert.deepEqual(g.root.edges, [{ from: 'top', to: 'outer', fields: ['inner.leaf.v'] }]);
+  });
+
   test('shadowing: a child binds its own cfg and the parent cfg is not captured (§27.19)', () => {
     const g = accepted(
       graph(`    - id: cfg
@@ -370,5 +395,27 @@ spec:
       { path: ['url'], schema: { type: 'string' } },
       { path: ['keys'], schema: { type: 'array', items: { type: 'string' } } },
     ]);
+  });
+});
+
+describe('never-evaluated regions', () => {
+  test('a map key containing ${ stays literal, with a KG1004 warning; the graph is accepted', () => {
+    const r = compile(
+      graph(`    - id: cm
+      template:
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: a}
+        data:
+          "\${not.a.key}": value
+`),
+    );
+    assert.equal(r.accepted, true);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.severity, d.code, d.path, d.location?.line, d.location?.column]),
+      [['warning', 'KG1004', 'spec.nodes[0].template.data["${not.a.key}"]', 12, 11]],
+    );
+    const cm = frameNode(r.graph!.root, 'cm')!;
+    assert.equal(cm.payload?.t, 'literal');
   });
 });
