@@ -393,7 +393,7 @@ describe('kgraph deploy on a real control plane', () => {
     const svc = await get('Service', 'operator-made');
     assert.equal(svc?.metadata.annotations?.['kix.run/hash'], undefined, 'the import is never applied');
     assert.deepEqual(
-      (svc?.spec as { ports: { port: number }[] }).ports.map((p) => p.port),
+      (svc!.spec as { ports: { port: number }[] }).ports.map((p) => p.port),
       [8080],
     );
 
