@@ -3,10 +3,9 @@
  * for typical kro expressions. Run: node --import tsx bench/cel.bench.ts [--write]
  * With --write the table replaces the `## CEL` section of bench/README.md.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { join } from 'node:path';
+
 import { baseEnvironment, compile, evaluate, evaluateSource } from '../src/cel/index.ts';
+import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const schema = {
   metadata: { name: 'web', namespace: 'apps', labels: { team: 'a', tier: 'frontend' } },
@@ -43,11 +42,6 @@ const expressions: Array<[string, string]> = [
 
 const env = baseEnvironment().extend({ variables: { schema: 'dyn', deployment: 'dyn' } });
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-}
-
 /** Median ops/s over `rounds` rounds of `iterations` calls each. */
 function measure(fn: () => void, iterations: number, rounds = 7): number {
   for (let i = 0; i < Math.min(iterations, 2000); i++) fn(); // warm-up
@@ -82,7 +76,10 @@ for (const [name, source] of expressions) {
 const section = [
   '## CEL',
   '',
-  `Measured by \`node --import tsx bench/cel.bench.ts --write\` (Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, shared 2-core machine, load average ${loadavg()[0]?.toFixed(1)} at the end of the run; medians of 7 rounds, ops/s).`,
+  measuredBy(
+    'cel.bench.ts',
+    `load average ${loadAverage()} at the end of the run; medians of 7 rounds, ops/s`,
+  ),
   'Full = parse + check + evaluate per call; pre-planned = `compile()` once, `evaluate()` per call (default limits on);',
   'the last column disables the cost/time instrumentation to show its overhead. Variables are `dyn`.',
   'Absolute numbers move by 2-3× with the machine load; compare columns within one run.',
@@ -95,19 +92,4 @@ const section = [
 
 process.stdout.write(`${section}\n`);
 
-if (process.argv.includes('--write')) {
-  const file = join(import.meta.dirname, 'README.md');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    text = '# Benchmarks\n\nNumbers from `bench/*.bench.ts`; each section is written by its benchmark.\n\n';
-  }
-  const start = text.indexOf('## CEL\n');
-  if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next === -1 ? '' : text.slice(next + 1));
-  }
-  writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-}
+if (process.argv.includes('--write')) writeReadmeSection(section);

@@ -3,14 +3,13 @@
  * Graphs of 10, 100 and 1,000 nodes, with the offline schema sources `kgraph validate` uses.
  * Run: node --import tsx bench/compile.bench.ts [--write]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { join } from 'node:path';
+
 import { builtinKindResolver } from '../src/graph/builtinKinds.ts';
 import { compileYaml } from '../src/graph/index.ts';
 import { chainResolvers } from '../src/graph/kinds.ts';
 import { typecheckGraph } from '../src/graph/typecheck.ts';
 import { createSchemaResolver, toKindLookup } from '../src/schema/sources/resolver.ts';
+import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 /**
  * A Graph of `n` nodes in blocks of five: a def, a ConfigMap reading the def, a Deployment reading
@@ -117,12 +116,6 @@ function compileOnce(text: string): { wall: number; cpu: number } {
   return ms;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 // Warm-up: loads the bundle, builds the base CEL environment, JIT.
 compileOnce(generateGraph(10));
 compileOnce(generateGraph(100));
@@ -146,7 +139,7 @@ for (const [n, rounds] of [
   });
 }
 
-const load = loadavg()[0]!.toFixed(1);
+const load = loadAverage();
 const table = [
   '| nodes | median (wall) | min (wall) | median (CPU) | per node (wall median) | rounds |',
   '|---|---|---|---|---|---|',
@@ -161,7 +154,7 @@ if (process.argv.includes('--write')) {
   const section = [
     '## Compiler',
     '',
-    `Measured by \`node --import tsx bench/compile.bench.ts --write\` (Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, shared 2-core machine).`,
+    measuredBy('compile.bench.ts'),
     'Full pipeline per run: YAML parse with positions → structure rules → CEL parse and references → DAG → type checking',
     'against the offline Kubernetes bundle (ConfigMap, Deployment, Service schemas) and def literal types. Generated Graphs in',
     'blocks of five nodes (def, ConfigMap, Deployment with readyWhen, 2-D forEach collection with includeWhen, Service),',
@@ -171,14 +164,5 @@ if (process.argv.includes('--write')) {
     table,
     '',
   ].join('\n');
-  const file = join(import.meta.dirname, 'README.md');
-  const readme = readFileSync(file, 'utf8');
-  const start = readme.indexOf('## Compiler');
-  let next = start < 0 ? -1 : readme.indexOf('\n## ', start + 1);
-  if (next >= 0) next += 1;
-  const updated =
-    start < 0
-      ? `${readme.trimEnd()}\n\n${section}`
-      : `${readme.slice(0, start)}${section}${next >= 0 ? `\n${readme.slice(next)}` : ''}`;
-  writeFileSync(file, updated);
+  writeReadmeSection(section);
 }

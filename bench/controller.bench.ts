@@ -7,8 +7,8 @@
  * Run: node --import tsx bench/controller.bench.ts [--write] [--graphs N] [--concurrency N]
  * With --write the table replaces the `## Graph controller` section of bench/README.md.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -16,6 +16,7 @@ import { GraphController } from '../src/controller/controller.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { loadAverage, measuredBy, writeReadmeSection } from './support.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -123,7 +124,7 @@ try {
       .map((v) => `${v} ${counts[v]}`)
       .join(', ') || 'none';
   lines.push(
-    `Measured by \`node --import tsx bench/controller.bench.ts --write\` (Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, shared 2-core machine, load average ${loadavg()[0]?.toFixed(1)} at the end).`,
+    measuredBy('controller.bench.ts', `load average ${loadAverage()} at the end`),
     `${GRAPHS} Graphs of 10 nodes (1 def + 9 ConfigMap templates, 8 reading the first), controller concurrency ${CONCURRENCY}, one namespace, fresh local control plane; one run.`,
     '',
     '| case | wall time | reconciles (mean duration) | controller requests by verb |',
@@ -132,16 +133,7 @@ try {
     `| steady-state resync | ${resyncMs.toFixed(0)} ms | ${reconciles} | ${fmt(steady)} |`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (process.argv.includes('--write')) {
-    const path = 'bench/README.md';
-    const readme = readFileSync(path, 'utf8');
-    const section = `## Graph controller\n\n${lines.join('\n')}\n`;
-    const re = /## Graph controller\n[\s\S]*?(?=\n## |$)/;
-    writeFileSync(
-      path,
-      re.test(readme) ? readme.replace(re, section.trimEnd()) : `${readme.trimEnd()}\n\n${section}`,
-    );
-  }
+  if (process.argv.includes('--write')) writeReadmeSection(`## Graph controller\n\n${lines.join('\n')}\n`);
 } finally {
   await controller?.stop();
   controller?.client.close();

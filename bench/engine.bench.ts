@@ -4,14 +4,13 @@
  * Run: node --import tsx bench/engine.bench.ts [--write]
  * With --write the table replaces the `## Engine` section of bench/README.md.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { join } from 'node:path';
+
 import { builtinKindResolver } from '../src/graph/builtinKinds.ts';
 import { compileDocument } from '../src/graph/compile.ts';
 import type { CompiledGraph } from '../src/graph/model.ts';
 import { parseYamlFile } from '../src/graph/yamlTree.ts';
 import { evaluate, type KubeObject, observedFromObjects } from '../src/runtime/index.ts';
+import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 function compile(text: string): CompiledGraph {
   const parsed = parseYamlFile('bench.yaml', text);
@@ -108,11 +107,6 @@ function converged(graph: CompiledGraph): KubeObject[] {
   throw new Error('bench state did not converge');
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
 function time(fn: () => void, rounds: number): number {
   for (let i = 0; i < 3; i++) fn(); // warm-up
   const samples: number[] = [];
@@ -155,7 +149,7 @@ for (const [name, graph, observed, rounds] of cases) {
 const section = [
   '## Engine',
   '',
-  `Measured by \`node --import tsx bench/engine.bench.ts --write\` (Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, shared 2-core machine, load average ${loadavg()[0]!.toFixed(1)} at the end).`,
+  measuredBy('engine.bench.ts', `load average ${loadAverage()} at the end`),
   'One `evaluate()` pass (pure engine, CEL programs cached after the warm-up), graphs compiled by the real compiler;',
   `median wall time over the given rounds. Compiling the 100-node graph took ${compileHundred.toFixed(0)} ms (once, not included).`,
   '',
@@ -166,15 +160,4 @@ const section = [
 ].join('\n');
 process.stdout.write(`${section}\n`);
 
-if (process.argv.includes('--write')) {
-  const file = join(import.meta.dirname, 'README.md');
-  let text = readFileSync(file, 'utf8');
-  const start = text.indexOf('## Engine\n');
-  if (start < 0) {
-    text = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next < 0 ? '' : `\n${text.slice(next + 1)}`);
-  }
-  writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-}
+if (process.argv.includes('--write')) writeReadmeSection(section);

@@ -7,21 +7,17 @@
  * Run: node --import tsx bench/kube.bench.ts [--write]
  * With --write the table replaces the `## Kube client` section of bench/README.md.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Informer } from '../src/kube/informer.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';
+import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 async function timeEach(n: number, f: (i: number) => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -142,7 +138,7 @@ try {
 const section = [
   '## Kube client',
   '',
-  `Measured by \`node --import tsx bench/kube.bench.ts --write\` (Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, shared 2-core machine, load average ${loadavg()[0]!.toFixed(1)} at the end).`,
+  measuredBy('kube.bench.ts', `load average ${loadAverage()} at the end`),
   'Against a fresh local control plane (kube-testenv, loopback TLS); medians. Request counts are by verb in `RestClient.counters`.',
   '',
   '| case | median | rounds |',
@@ -152,15 +148,4 @@ const section = [
 ].join('\n');
 process.stdout.write(`${section}\n`);
 
-if (process.argv.includes('--write')) {
-  const file = join(import.meta.dirname, 'README.md');
-  let text = readFileSync(file, 'utf8');
-  const start = text.indexOf('## Kube client\n');
-  if (start < 0) {
-    text = `${text.trimEnd()}\n\n${section}`;
-  } else {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1));
-  }
-  writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-}
+if (process.argv.includes('--write')) writeReadmeSection(section);

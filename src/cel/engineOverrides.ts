@@ -7,8 +7,9 @@ import { Environment, EvaluationError } from './engine.ts';
  * (`findUnaryOverload`, `findBinaryOverload`, `findFunction`); we wrap those once and map a built-in
  * declaration to our replacement (same types, our handler, optionally a corrected return type).
  * Declarations are shared by every environment, so a replacement is process-wide.
- * Engine-internal: test/unit/cel/core-overrides.test.ts fails loudly if an upgrade breaks it.
- * (src/cel/lib/override.ts does the same for functions of the libraries' concern.)
+ * Engine-internal: test/unit/cel/core-overrides.test.ts and test/unit/cel/lib-override.test.ts fail
+ * loudly if an upgrade breaks it. Used by ./fixes.ts, ./timezones.ts and the libraries (lib/strings.ts,
+ * lib/regex.ts: `matches` with RE2, code-point `indexOf`, `substring`…).
  */
 
 type Handler = (...args: never[]) => unknown;
@@ -171,6 +172,15 @@ export function overrideFunction(
   replacements.set(original, replacement);
   bySignature.set(original.signature, replacement);
   if (fixed !== undefined) fixedReturnTypes.set(replacement, fixed);
+}
+
+/**
+ * Replaces the handler of the built-in function with the exact engine signature (e.g.
+ * `string.matches(string): bool`) by `handler`, keeping its types. Process-wide and idempotent: the
+ * last handler wins.
+ */
+export function overrideBuiltin(signature: string, handler: Handler): void {
+  overrideFunction(signature, () => handler);
 }
 
 export function engineError(code: string, message: string): Error {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { KgraphError } from '../diag/diagnostic.ts';
 import { registerCommands } from './commands/index.ts';
 
 /** Builds the kgraph command tree. Each command lives in its own module under ./commands. */
@@ -17,7 +18,9 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`kgraph: ${message}\n`);
+    // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.
+    const code = err instanceof KgraphError ? `${err.code}: ` : '';
+    process.stderr.write(`kgraph: ${code}${message}\n`);
     process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
   }
 }

@@ -28,6 +28,7 @@ export const HASH_ANNOTATION = 'kix.run/hash';
 
 export type DeployEventType =
   | 'waiting-deps'
+  | 'waiting-ready'
   | 'applying'
   | 'applied'
   | 'unchanged'
@@ -358,7 +359,7 @@ export class Deployer {
       }
       if (r.reason !== last) {
         last = r.reason;
-        this.emit('waiting-deps', key, r.reason);
+        this.emit('waiting-ready', key, r.reason);
       }
       if (Date.now() > deadline) {
         throw new Error(

@@ -1481,12 +1481,14 @@ class Compiler {
         );
         continue;
       }
-      if (target.kind === 'patch') {
+      const patchReferenced = (id: string): void =>
         ctx.error(
           GraphCode.PatchReferenced,
-          `patch node ${JSON.stringify(target.id)} does not publish a value into scope and cannot be referenced in CEL expressions`,
+          `patch node ${JSON.stringify(id)} does not publish a value into scope and cannot be referenced in CEL expressions`,
           where,
         );
+      if (target.kind === 'patch') {
+        patchReferenced(target.id);
         continue;
       }
       let targetPath = this.nodePath(target);
@@ -1502,11 +1504,7 @@ class Compiler {
           continue;
         }
         if (child.kind === 'patch') {
-          ctx.error(
-            GraphCode.PatchReferenced,
-            `patch node ${JSON.stringify(child.id)} does not publish a value into scope and cannot be referenced in CEL expressions`,
-            where,
-          );
+          patchReferenced(child.id);
           continue;
         }
         targetPath = this.nodePath(child);

@@ -7,6 +7,7 @@
 import { type CompileOptions, type CompileResult, compileDocument } from './compile.ts';
 import { parseYamlFile } from './yamlTree.ts';
 
+export { celTypeToSchema } from '../schema/crd/celTypeSchema.ts';
 export { GraphCode, type GraphCodeValue } from './codes.ts';
 export {
   type CompileOptions,
@@ -21,7 +22,7 @@ export { formatDiagnostic, formatTextReport, type ObjectReport, toJsonReport } f
 export { chainResolvers, type KindInfo, type KindResolver, splitApiVersion, tableResolver } from './kinds.ts';
 export * from './model.ts';
 export { toDot, toJsonGraph, toMermaid, toSvg } from './render.ts';
-export { celTypeToSchema, type InferredStatusType, statusFieldTypes, typecheckGraph } from './typecheck.ts';
+export { type InferredStatusType, statusFieldTypes, typecheckGraph } from './typecheck.ts';
 export { type ValidateOptions, type ValidateResult, validatePaths, validatePathsLive } from './validate.ts';
 export { parseYamlFile, SourceFile, type YDocument, type YNode } from './yamlTree.ts';
 

@@ -19,7 +19,9 @@ import {
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { formatPath } from '../expr/index.ts';
 import { SchemaCode } from '../schema/codes.ts';
+import { statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
 import { generateCrdFromSchemaSection } from '../schema/crd/generate.ts';
+import type { StatusFieldType } from '../schema/crd/statusSchema.ts';
 import { GraphCode } from './codes.ts';
 import {
   isCelGlobal,
@@ -370,7 +372,9 @@ class Checker {
         if (r.error.engineCode === 'unknown_variable') continue; // reported as an unknown identifier
         const msg =
           r.error.engineCode === 'no_such_key'
-            ? `undefined field '${r.error.message.replace(/^No such key: /, '')}'`
+            ? r.error.message.startsWith('undefined field ')
+              ? r.error.message // the CEL layer already words it as cel-go does
+              : `undefined field '${r.error.message.replace(/^No such key: /, '')}'`
             : r.error.engineCode === 'cannot_index_type'
               ? `${r.error.message.replace(/^Cannot index type '([^']+)'$/, "type '$1'")} does not support field selection`
               : r.error.message;
@@ -492,56 +496,19 @@ function homogeneous(items: OpenApiSchema[]): OpenApiSchema {
 export { defSchema };
 
 /** One inferred status field type (the shape src/schema's CRD generator accepts as `statusTypes`). */
-export interface InferredStatusType {
-  path: readonly (string | number)[];
-  /** undefined when the type is unknown (`dyn`, object types): the generator keeps the field untyped. */
-  schema: OpenApiSchema | undefined;
-}
+export type InferredStatusType = StatusFieldType;
 
 /**
  * The OpenAPI schemas of an RGD's status fields from the checked result types (§18.5): run after
  * type checking. Templates are strings; `optional<T>` is T; object and dyn results stay untyped.
+ * The mapping is the CRD generator's (src/schema/crd/celTypeSchema.ts).
  */
 export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
-  return (graph.rgd?.status ?? []).map((s) => {
-    const first = s.slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
-    const type = s.slot.mode === 'template' ? 'string' : first?.resultType;
-    return { path: s.path, schema: type === undefined ? undefined : celTypeToSchema(type) };
-  });
-}
-
-/** CEL type string → OpenAPI schema for primitives, lists and string-keyed maps. */
-export function celTypeToSchema(type: string): OpenApiSchema | undefined {
-  const opt = /^optional<(.*)>$/.exec(type);
-  if (opt) return celTypeToSchema(opt[1]!);
-  switch (type) {
-    case 'string':
-      return { type: 'string' };
-    case 'int':
-    case 'uint':
-      return { type: 'integer' };
-    case 'double':
-      return { type: 'number' };
-    case 'bool':
-      return { type: 'boolean' };
-    case 'bytes':
-      return { type: 'string', format: 'byte' };
-    case 'google.protobuf.Timestamp':
-      return { type: 'string', format: 'date-time' };
-  }
-  const list = /^list<(.*)>$/.exec(type);
-  if (list) {
-    const items = celTypeToSchema(list[1]!);
-    return items
-      ? { type: 'array', items }
-      : { type: 'array', items: { 'x-kubernetes-preserve-unknown-fields': true } };
-  }
-  const map = /^map<string, (.*)>$/.exec(type);
-  if (map) {
-    const value = celTypeToSchema(map[1]!);
-    return value
-      ? { type: 'object', additionalProperties: value }
-      : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  }
-  return undefined;
+  return statusTypesFromChecked(
+    (graph.rgd?.status ?? []).map((s) => {
+      const first = s.slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
+      const resultType = first?.resultType;
+      return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
+    }),
+  );
 }

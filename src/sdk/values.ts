@@ -2,7 +2,6 @@
  * Manifest values as authors write them (with context strings, lazies, keep markers and nulls),
  * and the plain JSON that synth produces.
  */
-import type { KStr, Lazy } from './context.ts';
 
 /** Plain JSON, as rendered. */
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };

@@ -1,13 +1,24 @@
-/** REST clients and per-test namespaces on the shared test control plane. */
+/**
+ * Test support on the shared test control plane: REST clients, per-test namespaces, waits, and small
+ * object builders (a ConfigMap, a throwaway `Widget` CRD with a status subresource).
+ */
+import { isAlreadyExists } from '../../src/kube/errors.ts';
 import { RestClient } from '../../src/kube/rest.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
 import { sharedControlPlane, uniqueName } from './controlPlane.ts';
 
 let admin: Promise<RestClient> | undefined;
 
-/** An admin (system:masters) client for the shared control plane. */
+/** An admin (system:masters) client for the shared control plane, shared by the test process: never close it. */
 export function adminClient(): Promise<RestClient> {
   admin ??= sharedControlPlane().then((cp) => new RestClient(cp.kc));
   return admin;
+}
+
+/** A new admin client of its own (own counters and connections); the caller closes it. */
+export async function testClient(): Promise<RestClient> {
+  const cp = await sharedControlPlane();
+  return new RestClient(cp.kc);
 }
 
 /** Creates a fresh namespace for one test and returns its name. Tests never wait for its deletion. */
@@ -18,7 +29,10 @@ export async function testNamespace(prefix: string): Promise<string> {
   return name;
 }
 
-/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. A probe
+ * that throws counts as not yet; the last error is in the timeout message.
+ */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | undefined>,
@@ -41,4 +55,95 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+export function configMap(
+  namespace: string,
+  name: string,
+  data: Record<string, string>,
+  labels?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, ...(labels ? { labels } : {}) },
+    data,
+  };
+}
+
+/**
+ * The namespaced CRD `widgets.<group>` (kind `Widget`, version v1) with a status subresource:
+ * `spec.size` (integer), `spec.color`, `status.phase`, `status.count` (integer).
+ */
+export function widgetCrd(group: string): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { size: { type: 'integer' }, color: { type: 'string' } },
+                },
+                status: {
+                  type: 'object',
+                  properties: { phase: { type: 'string' }, count: { type: 'integer' } },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Installs `widgetCrd` in a unique (or the given) group; waits until it is Established and discovery serves it. */
+export async function installWidgetCRD(
+  client: RestClient,
+  groupName?: string,
+): Promise<{ group: string; apiVersion: string; kind: string }> {
+  const group = groupName ?? `${uniqueName('w')}.kgraph.test`;
+  try {
+    await client.create(widgetCrd(group));
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw e;
+  }
+  await eventually(
+    'CRD Established',
+    async () => {
+      const got = await client.get({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name: `widgets.${group}`,
+      });
+      const conds =
+        (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+      return conds.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
+    },
+    30_000,
+  );
+  const apiVersion = `${group}/v1`;
+  await eventually(
+    'CRD in discovery',
+    async () => {
+      client.discovery.invalidate(apiVersion);
+      return (await client.discovery.resources(apiVersion))?.some((r) => r.kind === 'Widget') || undefined;
+    },
+    30_000,
+  );
+  return { group, apiVersion, kind: 'Widget' };
 }

@@ -1,8 +1,8 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { overrideBuiltin } from '../engineOverrides.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
-import { overrideBuiltin } from './override.ts';
 
 /**
  * RE2 regular expressions (re2js): Kubernetes' regex library (`find`, `findAll`) from

@@ -1,14 +1,14 @@
 import type { Environment } from '@marcbachmann/cel-js';
+import { overrideBuiltin } from '../engineOverrides.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
 import { ensureNamespace } from './namespaces.ts';
-import { overrideBuiltin } from './override.ts';
 
 /**
  * cel-go strings extension (ext/strings.go, as kro enables it: latest version).
  * Indices count Unicode code points (Go runes), not UTF-16 units. The engine's own `indexOf`,
  * `lastIndexOf`, `substring`, `split`, `lowerAscii`, `upperAscii` and `trim` differ from cel-go on
- * non-BMP text, non-ASCII letters and Unicode spaces, so they are replaced (see override.ts).
+ * non-BMP text, non-ASCII letters and Unicode spaces, so they are replaced (see ../engineOverrides.ts).
  */
 
 const runes = (s: string): string[] => Array.from(s);

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../../diag/diagnostic.ts';
+import { statusFieldTypes } from '../../graph/typecheck.ts';
 import { validatePaths } from '../../graph/validate.ts';
 import { parseYamlFile, type SourceFile, toJson, type YNode } from '../../graph/yamlTree.ts';
-import { statusTypesFromChecked } from '../../schema/crd/celTypeSchema.ts';
 import { generateCrd } from '../../schema/crd/generate.ts';
 import { parseStatusPath, type StatusFieldType } from '../../schema/crd/statusSchema.ts';
 import { isRecord } from '../../schema/openapi.ts';
@@ -56,15 +56,8 @@ export function compileStatusTypes(
   const out = new Map<string, CompiledStatus>();
   const result = validatePaths([file], { crdFiles });
   for (const r of result.results) {
-    const rgd = r.graph?.rgd;
-    if (!rgd) continue;
-    const fields = statusTypesFromChecked(
-      rgd.status.map((s) => {
-        const first = s.slot.parts.find((p) => typeof p !== 'string');
-        const resultType = typeof first === 'object' ? first.resultType : undefined;
-        return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
-      }),
-    );
+    if (!r.graph?.rgd) continue;
+    const fields = statusFieldTypes(r.graph);
     out.set(r.object.name, { fields, errors: r.diagnostics.filter((d) => d.severity === 'error').length });
   }
   return out;

@@ -3,7 +3,8 @@ import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { Deployer, formatPlan, loadManifests, planDeploy, withProgress } from '../../deploy/index.ts';
-import { connect } from '../../kube/connect.ts';
+import { loadKubeConfig } from '../../kube/connect.ts';
+import { RestClient } from '../../kube/rest.ts';
 import type { Manifest } from '../../sdk/index.ts';
 import { runSynth } from './synth.ts';
 
@@ -25,9 +26,52 @@ interface DeployCliOptions {
 
 function parseDuration(s: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
-  if (!m) throw new Error(`bad duration ${s} (use e.g. 90s, 10m)`);
+  if (!m) throw new Error(`--timeout: bad duration "${s}" (use e.g. 90s, 10m)`);
   const n = Number(m[1]);
   return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000);
+}
+
+/** Checks the options that need no cluster, before anything is synthesized or applied. */
+export function checkDeployOptions(opts: Pick<DeployCliOptions, 'output' | 'timeout'>): number {
+  if (opts.output !== 'text' && opts.output !== 'json') {
+    throw new Error(`unknown output format "${opts.output}" (use text or json)`);
+  }
+  return parseDuration(opts.timeout);
+}
+
+/**
+ * kubectl's rule for manifests: a namespaced object without metadata.namespace goes to the
+ * kubeconfig context's namespace ("default" when it has none). Scope comes from discovery, or from a
+ * CRD in the same manifests for a kind that is not served yet; an unknown kind is left as it is.
+ */
+export async function defaultNamespaces(
+  manifests: readonly Manifest[],
+  resolveKind: (apiVersion: string, kind: string) => Promise<{ namespaced: boolean }>,
+  namespace: string,
+): Promise<Manifest[]> {
+  const crdScope = (apiVersion: string, kind: string): boolean | undefined => {
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const crd = manifests.find((m) => {
+      const spec = m.spec as { group?: unknown; names?: { kind?: unknown } } | undefined;
+      return m.kind === 'CustomResourceDefinition' && spec?.group === group && spec.names?.kind === kind;
+    });
+    return crd ? (crd.spec as { scope?: unknown }).scope === 'Namespaced' : undefined;
+  };
+  const out: Manifest[] = [];
+  for (const m of manifests) {
+    if (m.metadata.namespace !== undefined) {
+      out.push(m);
+      continue;
+    }
+    let namespaced: boolean | undefined;
+    try {
+      namespaced = (await resolveKind(m.apiVersion, m.kind)).namespaced;
+    } catch {
+      namespaced = crdScope(m.apiVersion, m.kind);
+    }
+    out.push(namespaced === true ? { ...m, metadata: { ...m.metadata, namespace } } : m);
+  }
+  return out;
 }
 
 async function manifestsFrom(input: string, cluster: string | undefined): Promise<Manifest[]> {
@@ -61,8 +105,16 @@ export function registerDeployCommand(program: Command): void {
     .option('--timeout <duration>', 'per-object readiness timeout', '10m')
     .option('-o, --output <format>', 'text or json', 'text')
     .action(async (input: string, opts: DeployCliOptions) => {
-      const manifests = await manifestsFrom(input, opts.cluster);
-      const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
+      const timeoutMs = checkDeployOptions(opts);
+      const loaded = await manifestsFrom(input, opts.cluster);
+      const kubeconfig = loadKubeConfig(opts.kubeconfig, opts.context);
+      const client = new RestClient(kubeconfig);
+      const contextNamespace = kubeconfig.getContextObject(kubeconfig.getCurrentContext())?.namespace;
+      const manifests = await defaultNamespaces(
+        loaded,
+        (apiVersion, kind) => client.discovery.resolveKind(apiVersion, kind),
+        contextNamespace || 'default',
+      );
       const name = opts.name ?? basename(input, extname(input));
       try {
         if (opts.dryRun) {
@@ -93,7 +145,7 @@ export function registerDeployCommand(program: Command): void {
             wait: opts.wait,
             prune: opts.prune,
             pruneProtected: opts.pruneProtected ?? false,
-            timeoutMs: parseDuration(opts.timeout),
+            timeoutMs,
             onEvent,
           }).run(manifests),
         );

@@ -41,18 +41,34 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function readObjects(file: string): KubeObject[] {
   const text = readFileSync(file, 'utf8');
   const out: KubeObject[] = [];
+  let index = 0;
   for (const doc of parseAllDocuments(text)) {
+    index++;
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     if (!isRecord(value)) throw new Error(`${file}: every document must be an object`);
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-      for (const item of value.items) if (isRecord(item)) out.push(item);
+      for (const item of value.items) if (isRecord(item)) out.push(checkIdentity(item, file, index));
     } else {
-      out.push(value);
+      out.push(checkIdentity(value, file, index));
     }
   }
   return out;
+}
+
+/** An object without apiVersion, kind or metadata.name (a typo such as `kidn:`) is refused, not ignored. */
+function checkIdentity(obj: Record<string, unknown>, file: string, doc: number): KubeObject {
+  const name = isRecord(obj.metadata) ? obj.metadata.name : undefined;
+  const missing = [
+    typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? undefined : 'apiVersion',
+    typeof obj.kind === 'string' && obj.kind !== '' ? undefined : 'kind',
+    typeof name === 'string' && name !== '' ? undefined : 'metadata.name',
+  ].filter((m): m is string => m !== undefined);
+  if (missing.length > 0) {
+    throw new Error(`${file}: document ${doc}: the object has no ${missing.join(', ')}`);
+  }
+  return obj;
 }
 
 /** The instance an RGD is rendered for: the file's, or a minimal one; spec defaults applied. */
@@ -64,6 +80,12 @@ function prepareInstance(graph: CompiledGraph, file: string | undefined): KubeOb
     if (objects.length !== 1)
       throw new Error(`--instance ${file}: expected exactly one object, found ${objects.length}`);
     instance = objects[0]!;
+    const expected = `${rgd.group}/${rgd.apiVersion}`;
+    if (instance.apiVersion !== expected || instance.kind !== rgd.kind) {
+      throw new Error(
+        `--instance ${file}: expected a ${expected} ${rgd.kind} (the RGD's schema), found ${String(instance.apiVersion)} ${String(instance.kind)}`,
+      );
+    }
   } else {
     instance = {
       apiVersion: `${rgd.group}/${rgd.apiVersion}`,

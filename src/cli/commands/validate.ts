@@ -3,11 +3,11 @@
  * compiles every Graph / ResourceGraphDefinition document and reports diagnostics.
  * Exit code 0 when every object is accepted (and no file failed to parse), 1 otherwise.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
+import { loadKubeConfig } from '../../kube/connect.ts';
 import { Discovery, OpenApiV3, RestClient } from '../../kube/index.ts';
 import { defaultOpenApiCacheDir, type LiveSchemaFetcher } from '../../schema/sources/live.ts';
 
@@ -61,9 +61,7 @@ export function registerValidateCommand(program: Command): void {
  * for scopes. `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config).
  */
 function liveSource(path: string | undefined): { fetcher: LiveSchemaFetcher; server: string } {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
+  const kc = loadKubeConfig(path);
   const client = new RestClient(kc);
   const openapi = new OpenApiV3(client, { cacheDir: defaultOpenApiCacheDir(client.server) });
   const discovery = new Discovery(client);

@@ -7,16 +7,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { GraphController } from '../../../src/controller/controller.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
-import { adminClient } from '../../support/kube.ts';
 import {
   applyGraph,
   cm,
   conditionOf,
+  controllerFixture,
   getCm,
   gone,
   graph,
-  graphNamespace,
-  startController,
+  stopController,
   waitCondition,
 } from './support.ts';
 
@@ -26,14 +25,9 @@ describe('Graph controller basics', () => {
   let controller: GraphController;
 
   before(async () => {
-    client = await adminClient();
-    ns = await graphNamespace('gc-basics');
-    controller = await startController([ns]);
+    ({ client, ns, controller } = await controllerFixture('gc-basics'));
   });
-  after(async () => {
-    await controller?.stop();
-    controller?.client.close();
-  });
+  after(() => stopController(controller));
 
   it('toggles Accepted between Compiled and InvalidGraph with edits', async () => {
     await applyGraph(client, graph(ns, 'acc', [{ id: 'cm', template: cm('acc-cm', { k: 'v' }) }]));

@@ -4,24 +4,15 @@
  * takes over once the Lease expires.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { LeaderElector } from '../../../src/controller/leader.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
+import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
 import { applyGraph, cm, ensureCrd, getCm, graph, graphNamespace, waitCondition } from './support.ts';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
-}
 
 describe('leader election', () => {
   let client: RestClient;
@@ -92,39 +83,17 @@ describe('leader election', () => {
     const procs = new Map<string, ChildProcess>();
     const start = async (): Promise<void> => {
       const port = await freePort();
-      const p = spawn(
-        process.execPath,
-        [
-          'bin/kgraph.js',
-          'controller',
-          '--kubeconfig',
-          cp.kubeconfigPath,
-          '--namespace',
-          gns,
-          '--leader-elect',
-          '--leader-election-namespace',
-          gns,
-          '--lease-duration',
-          '3',
-          '--metrics-addr',
-          `127.0.0.1:${port}`,
-          '--health-addr',
-          `127.0.0.1:${port}`,
-          '--no-install-crd',
-          '--log-level',
-          'warn',
-        ],
-        { stdio: ['ignore', 'ignore', 'inherit'] },
-      );
+      const p = spawnController(cp.kubeconfigPath, port, [
+        '--namespace',
+        gns,
+        '--leader-elect',
+        '--leader-election-namespace',
+        gns,
+        '--lease-duration',
+        '3',
+      ]);
       procs.set(`${p.pid}`, p);
-      await eventually(
-        'readyz',
-        async () => {
-          const r = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-          return r?.status === 200 ? true : undefined;
-        },
-        60_000,
-      );
+      await waitReadyz(port);
     };
     const holder = async (): Promise<string | undefined> => {
       const lease = await client.getOrUndefined({

@@ -5,18 +5,19 @@
  * mid-convergence then replaced (graph-semantics.md §14, §22; §27 items 28, 35).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { GraphController } from '../../../src/controller/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { adminClient } from '../../support/kube.ts';
 import {
   applyGraph,
   cm,
   conditionOf,
+  controllerFixture,
   ensureCrd,
   eventually,
   getCm,
@@ -25,17 +26,9 @@ import {
   graph,
   graphNamespace,
   startController,
+  stopController,
   waitCondition,
 } from './support.ts';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
-}
 
 describe('Graph controller lifecycles', () => {
   let client: RestClient;
@@ -43,14 +36,9 @@ describe('Graph controller lifecycles', () => {
   let controller: GraphController;
 
   before(async () => {
-    client = await adminClient();
-    ns = await graphNamespace('gc-life');
-    controller = await startController([ns]);
+    ({ client, ns, controller } = await controllerFixture('gc-life'));
   });
-  after(async () => {
-    await controller?.stop();
-    controller?.client.close();
-  });
+  after(() => stopController(controller));
 
   it('a Graph created before the CRD it uses is recompiled and proceeds once the CRD is installed', async () => {
     const group = `later${process.pid}.kgraph.test`;
@@ -187,34 +175,8 @@ describe('kgraph controller process', () => {
         { id: 'fleet', forEach: [{ i: '${cfg.ids}' }], template: cm('big-${i}', { i: '${i}' }) },
       ]),
     );
-    proc = spawn(
-      process.execPath,
-      [
-        'bin/kgraph.js',
-        'controller',
-        '--kubeconfig',
-        cp.kubeconfigPath,
-        '--namespace',
-        ns,
-        '--metrics-addr',
-        `127.0.0.1:${port}`,
-        '--health-addr',
-        `127.0.0.1:${port}`,
-        '--no-install-crd',
-        '--log-level',
-        'warn',
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    const ready = await eventually(
-      'controller /readyz',
-      async () => {
-        const r = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-        return r?.status === 200 ? true : undefined;
-      },
-      60_000,
-      50,
-    );
+    proc = spawnController(cp.kubeconfigPath, port, ['--namespace', ns]);
+    const ready = await waitReadyz(port, 'controller /readyz', 60_000, 50);
     assert.ok(ready);
     assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

@@ -8,18 +8,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { GraphController } from '../../../src/controller/controller.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
-import { adminClient } from '../../support/kube.ts';
+import { widgetCrd } from '../../support/kube.ts';
 import {
   applyGraph,
   cm,
   conditionOf,
+  controllerFixture,
   eventually,
   getCm,
   getGraph,
   gone,
   graph,
-  graphNamespace,
-  startController,
+  stopController,
   waitCondition,
 } from './support.ts';
 
@@ -29,14 +29,9 @@ describe('Graph controller ownership', () => {
   let controller: GraphController;
 
   before(async () => {
-    client = await adminClient();
-    ns = await graphNamespace('gc-own');
-    controller = await startController([ns]);
+    ({ client, ns, controller } = await controllerFixture('gc-own'));
   });
-  after(async () => {
-    await controller?.stop();
-    controller?.client.close();
-  });
+  after(() => stopController(controller));
 
   it('a patch contributes fields, then releases them when removed; the target survives', async () => {
     await client.create({
@@ -90,33 +85,7 @@ describe('Graph controller ownership', () => {
 
   it('a status patch is forced onto the status subresource; a main-resource patch conflict is reported, never forced', async () => {
     const group = `own${process.pid}.kgraph.test`;
-    await client.create({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `widgets.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
-                  status: { type: 'object', properties: { phase: { type: 'string' } } },
-                },
-              },
-            },
-          },
-        ],
-      },
-    });
+    await client.create(widgetCrd(group));
     await eventually('Widget served', async () =>
       client.list({ apiVersion: `${group}/v1`, plural: 'widgets', namespace: ns }).then(() => true),
     );

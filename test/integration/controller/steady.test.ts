@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { GraphController } from '../../../src/controller/controller.ts';
 import { diffCounts, type RestClient, WRITE_VERBS } from '../../../src/kube/index.ts';
-import { adminClient } from '../../support/kube.ts';
-import { applyGraph, cm, graph, graphNamespace, startController, waitCondition } from './support.ts';
+import { applyGraph, cm, controllerFixture, graph, stopController, waitCondition } from './support.ts';
 
 describe('Graph controller steady state', () => {
   let client: RestClient;
@@ -17,14 +16,9 @@ describe('Graph controller steady state', () => {
   let controller: GraphController;
 
   before(async () => {
-    client = await adminClient();
-    ns = await graphNamespace('gc-steady');
-    controller = await startController([ns]);
+    ({ client, ns, controller } = await controllerFixture('gc-steady'));
   });
-  after(async () => {
-    await controller?.stop();
-    controller?.client.close();
-  });
+  after(() => stopController(controller));
 
   it('a steady-state reconcile of every node kind makes zero write requests', async () => {
     await client.create({

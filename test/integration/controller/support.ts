@@ -69,6 +69,30 @@ export async function startController(
   return controller;
 }
 
+/** What a describe block of controller tests works with. */
+export interface ControllerFixture {
+  /** The shared admin client (never closed by the tests). */
+  client: RestClient;
+  /** A fresh Graph namespace (see graphNamespace). */
+  ns: string;
+  /** A controller restricted to `ns`; stop it with stopController. */
+  controller: GraphController;
+}
+
+/** An admin client, a fresh Graph namespace named after `prefix` and a controller restricted to it. */
+export async function controllerFixture(prefix: string): Promise<ControllerFixture> {
+  const client = await adminClient();
+  const ns = await graphNamespace(prefix);
+  const controller = await startController([ns]);
+  return { client, ns, controller };
+}
+
+/** Stops a controller from startController and closes its own client. */
+export async function stopController(controller: GraphController | undefined): Promise<void> {
+  await controller?.stop();
+  controller?.client.close();
+}
+
 export function graph(
   ns: string,
   name: string,

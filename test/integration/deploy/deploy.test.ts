@@ -159,6 +159,14 @@ describe('kgraph deploy on a real control plane', () => {
     assert.ok(indexOf(events, 'ready', k(cm)) < indexOf(events, 'applied', k(migrate)));
     assert.ok(indexOf(events, 'ready', k(migrate)) < indexOf(events, 'applied', k(api)));
     assert.ok(indexOf(events, 'ready', k(api)) < indexOf(events, 'applied', k(svc)));
+    // Waiting for its own readiness is reported as such, not as waiting for dependencies.
+    const jobApplied = indexOf(events, 'applied', k(migrate));
+    assert.ok(jobApplied < indexOf(events, 'waiting-ready', k(migrate)));
+    assert.ok(indexOf(events, 'waiting-ready', k(migrate)) < indexOf(events, 'ready', k(migrate)));
+    assert.ok(
+      !events.some((e, i) => i > jobApplied && e.type === 'waiting-deps' && e.key === k(migrate)),
+      'no waiting-deps after the Job is applied',
+    );
     const live = await client.get(svcTarget);
     assert.equal(live.metadata.annotations?.['kix.run/hash'], manifestHash(svc));
   });

@@ -7,7 +7,7 @@ import { watchCRDs } from '../../../src/kube/crdWatch.ts';
 import { NoKindMatchError } from '../../../src/kube/discovery.ts';
 import { OpenApiV3, resolveRef } from '../../../src/kube/openapi.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
-import { eventually, installWidgetCRD, testClient } from './support.ts';
+import { eventually, installWidgetCRD, testClient } from '../../support/kube.ts';
 
 let client: RestClient;
 const dirs: string[] = [];
@@ -75,9 +75,9 @@ describe('discovery', () => {
       await crds.waitForSync(20_000);
       const w = await installWidgetCRD(client);
       await eventually(
+        'CRD added',
         async () => changes.includes(`added widgets.${w.group}`) || undefined,
         20_000,
-        'CRD added',
       );
       assert.ok((await client.discovery.resources(w.apiVersion))?.some((r) => r.kind === 'Widget'));
     } finally {

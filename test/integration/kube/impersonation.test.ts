@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { selfSubjectAccessReview, selfSubjectReview } from '../../../src/kube/access.ts';
 import { ApiError } from '../../../src/kube/errors.ts';
 import { type RestClient, serviceAccountImpersonation } from '../../../src/kube/rest.ts';
-import { configMap, freshNamespace, testClient } from './support.ts';
+import { configMap, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'imp');
+  ns = await testNamespace('imp');
   await client.create({
     apiVersion: 'v1',
     kind: 'ServiceAccount',

@@ -5,13 +5,13 @@ import { Informer } from '../../../src/kube/informer.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { watchOnce } from '../../../src/kube/watch.ts';
-import { configMap, eventually, freshNamespace, testClient } from './support.ts';
+import { configMap, eventually, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'inf');
+  ns = await testNamespace('inf');
 });
 after(() => client.close());
 
@@ -41,7 +41,7 @@ describe('informer', () => {
         { data: { v: '2' } },
       );
       await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'x' });
-      await eventually(async () => events.includes('delete x') || undefined, 20_000, 'delete event');
+      await eventually('delete event', async () => events.includes('delete x') || undefined, 20_000);
       assert.deepEqual(events, ['add pre', 'add x', 'update x 1->2', 'delete x']);
       assert.equal(inf.get(ns, 'x'), undefined);
       assert.deepEqual(inf.keys(), [`${ns}/pre`]);
@@ -61,18 +61,18 @@ describe('informer', () => {
       await inf.waitForSync(20_000);
       const rv0 = inf.resourceVersion;
       // Something changes elsewhere (another namespace): our watch sees no event, only bookmarks.
-      const other = await freshNamespace(client, 'inf-other');
+      const other = await testNamespace('inf-other');
       await client.create(configMap(other, 'elsewhere', {}));
       await eventually(
+        'a bookmark',
         async () => (inf.stats.bookmarks > 0 && inf.stats.watches >= 2) || undefined,
         30_000,
-        'a bookmark',
       );
       assert.equal(inf.stats.events, 0);
       await eventually(
+        'resourceVersion advanced by a bookmark',
         async () => BigInt(inf.resourceVersion) > BigInt(rv0) || undefined,
         30_000,
-        'resourceVersion advanced by a bookmark',
       );
     } finally {
       await inf.stop();
@@ -89,7 +89,7 @@ describe('informer', () => {
     inf.start();
     try {
       await inf.waitForSync(20_000);
-      await eventually(async () => updates.includes('pre') || undefined, 5_000, 'a resync update');
+      await eventually('a resync update', async () => updates.includes('pre') || undefined, 5_000);
     } finally {
       await inf.stop();
     }
@@ -107,7 +107,7 @@ describe('informer', () => {
     try {
       await inf.waitForSync(20_000);
       await client.create(configMap(ns, 'meta', { secret: 'x' }, { meta: 'only' }));
-      await eventually(async () => seen.length > 0 || undefined, 20_000, 'metadata add');
+      await eventually('metadata add', async () => seen.length > 0 || undefined, 20_000);
       assert.equal(seen[0]?.kind, 'PartialObjectMetadata');
       assert.equal(seen[0]?.metadata.name, 'meta');
       assert.equal(seen[0]?.data, undefined);

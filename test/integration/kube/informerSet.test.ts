@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InformerSet, type WatchSpec, watchKey } from '../../../src/kube/informerSet.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
-import { configMap, eventually, freshNamespace, installWidgetCRD, testClient } from './support.ts';
+import { configMap, eventually, installWidgetCRD, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'set');
+  ns = await testNamespace('set');
 });
 after(() => client.close());
 
@@ -30,6 +30,7 @@ describe('InformerSet', () => {
       assert.ok(set.hasSynced());
       await client.create(configMap(ns, 'one', {}));
       await eventually(
+        'two adds of ConfigMap one',
         async () => events.filter((e) => e === 'add ConfigMap one').length === 2 || undefined,
         20_000,
       );
@@ -47,7 +48,7 @@ describe('InformerSet', () => {
     const set = new InformerSet(client, { onError: (_s, e) => errors.push(e) });
     try {
       const missing = set.ensure({ apiVersion: `${group}/v1`, kind: 'Widget', namespace: ns });
-      await eventually(async () => errors.length > 0 || undefined, 10_000, 'a list error');
+      await eventually('a list error', async () => errors.length > 0 || undefined, 10_000);
       assert.equal(missing.hasSynced(), false);
       const w = await installWidgetCRD(client, group);
       const inf = set.ensure({ apiVersion: w.apiVersion, kind: 'Widget', namespace: ns });
@@ -60,7 +61,7 @@ describe('InformerSet', () => {
           fieldManager: 'set-test',
         },
       );
-      await eventually(async () => inf.get(ns, 'w') ?? undefined, 20_000, 'the widget in the cache');
+      await eventually('the widget in the cache', async () => inf.get(ns, 'w') ?? undefined, 20_000);
     } finally {
       await set.stopAll();
     }

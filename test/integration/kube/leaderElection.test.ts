@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LeaderElector, microTime } from '../../../src/kube/leaderElection.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
-import { eventually, freshNamespace, testClient } from './support.ts';
+import { eventually, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'le');
+  ns = await testNamespace('le');
 });
 after(() => client.close());
 
@@ -36,7 +36,7 @@ describe('leader election on a Lease', () => {
     const a = candidate('ctrl', 'a', log);
     const b = candidate('ctrl', 'b', log);
     a.start();
-    await eventually(async () => a.isLeader() || undefined, 10_000, 'a leads');
+    await eventually('a leads', async () => a.isLeader() || undefined, 10_000);
     b.start();
     await new Promise((r) => setTimeout(r, 1_000));
     assert.equal(b.isLeader(), false);
@@ -50,7 +50,7 @@ describe('leader election on a Lease', () => {
     assert.equal((lease.spec as { holderIdentity: string }).holderIdentity, 'a');
     const t0 = Date.now();
     await a.stop();
-    await eventually(async () => b.isLeader() || undefined, 10_000, 'b leads');
+    await eventually('b leads', async () => b.isLeader() || undefined, 10_000);
     assert.ok(Date.now() - t0 < 1_500, 'no need to wait for expiry after a release');
     await b.stop();
     assert.deepEqual(log, ['a leads', 'a stops', 'b leads', 'b stops']);
@@ -62,12 +62,12 @@ describe('leader election on a Lease', () => {
     const a = candidate('crash', 'a', log, false);
     const b = candidate('crash', 'b', log);
     a.start();
-    await eventually(async () => a.isLeader() || undefined, 10_000, 'a leads');
+    await eventually('a leads', async () => a.isLeader() || undefined, 10_000);
     b.start();
     await new Promise((r) => setTimeout(r, 500));
     const t0 = Date.now();
     await a.stop(); // no release: like a crash
-    await eventually(async () => b.isLeader() || undefined, 10_000, 'b leads');
+    await eventually('b leads', async () => b.isLeader() || undefined, 10_000);
     const waited = Date.now() - t0;
     assert.ok(waited >= 1_000, `b waited for the lease to expire (${waited} ms)`);
     const lease = await client.get({

@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { applyWouldChange, ownedFields } from '../../../src/kube/managedFields.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { configMap, freshNamespace, installWidgetCRD, testClient } from './support.ts';
+import { configMap, installWidgetCRD, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'mf');
+  ns = await testNamespace('mf');
 });
 after(() => client.close());
 

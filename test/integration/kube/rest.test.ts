@@ -9,14 +9,14 @@ import {
 } from '../../../src/kube/errors.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { configMap, freshNamespace, installWidgetCRD, testClient } from './support.ts';
+import { configMap, installWidgetCRD, testClient, testNamespace } from '../../support/kube.ts';
 
 let client: RestClient;
 let ns: string;
 
 before(async () => {
   client = await testClient();
-  ns = await freshNamespace(client, 'rest');
+  ns = await testNamespace('rest');
 });
 after(() => client.close());
 

@@ -10,43 +10,10 @@ import { ApiError, isApiError } from '../../../src/kube/errors.ts';
 import { type RestClient, serviceAccountImpersonation } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { uniqueName } from '../../support/controlPlane.ts';
-import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
+import { adminClient, eventually, testNamespace, widgetCrd } from '../../support/kube.ts';
 
 const group = `smoke${process.pid}.kgraph.test`;
 const crdName = `widgets.${group}`;
-
-function widgetCRD(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: crdName },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: { size: { type: 'integer' }, color: { type: 'string' } },
-                },
-                status: { type: 'object', properties: { phase: { type: 'string' } } },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
 
 function conditionTrue(obj: KubeObject | undefined, type: string): boolean {
   const status = obj?.status as { conditions?: { type: string; status: string }[] } | undefined;
@@ -74,7 +41,7 @@ describe('control plane smoke', () => {
   });
 
   it('creates a CRD that becomes Established and serves its kind', async () => {
-    await client.create(widgetCRD());
+    await client.create(widgetCrd(group));
     const crd = await eventually('CRD Established', async () => {
       const o = await client.get({
         apiVersion: 'apiextensions.k8s.io/v1',

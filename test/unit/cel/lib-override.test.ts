@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Environment } from '@marcbachmann/cel-js';
 import { allLibraries } from '../../../src/cel/lib/index.ts';
 
-// src/cel/lib/override.ts patches engine internals; these tests fail loudly if an engine upgrade
+// src/cel/engineOverrides.ts (overrideBuiltin) patches engine internals; these tests fail loudly if an engine upgrade
 // breaks the mechanism (built-ins would silently fall back to JavaScript RegExp / UTF-16 indices).
 describe('built-in overrides', () => {
   const env = new Environment({ enableOptionalTypes: true });

@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluate } from '@marcbachmann/cel-js';
 import { scanValue } from '../../../src/expr/scan.ts';
-
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng.ts';
 
 const ALPHABET = ['$', '{', '}', "'", '"', '\\', 'r', 'a', ' ', '\n', '${', '}', 'é', '😀', '"""', "'''"];
 
@@ -27,7 +16,7 @@ function randomValue(next: () => number): string {
 
 describe('scanValue: properties over random inputs', () => {
   it('never throws, and parts always reassemble the original value', () => {
-    const next = rng(42);
+    const next = mulberry32(42);
     let scannedTemplates = 0;
     for (let i = 0; i < 20000; i++) {
       const value = randomValue(next);
@@ -64,7 +53,7 @@ describe('scanValue: properties over random inputs', () => {
   });
 
   it('templates of random literal text around string expressions evaluate to the substituted text', () => {
-    const next = rng(7);
+    const next = mulberry32(7);
     for (let i = 0; i < 500; i++) {
       const literal = () => randomValue(next).replaceAll('${', '$ {');
       const a = literal();

@@ -15,6 +15,19 @@ function kgraph(...args: string[]) {
 }
 
 describe('kgraph validate', () => {
+  test('--kubeconfig with a missing file: the KG6010 code and the path, exit 1, no stack trace', () => {
+    const r = kgraph(
+      'validate',
+      join(fixtures, 'seeds/000-nodes-graph.yaml'),
+      '--kubeconfig',
+      '/nonexistent/kubeconfig',
+    );
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^kgraph: KG6010: cannot load kubeconfig \/nonexistent\/kubeconfig: ENOENT/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+
   test('exit 0 on the seeds (CRD fixtures via --crd), with the accepted summary', () => {
     const crds = join(fixtures, 'seeds/crds');
     const r = kgraph(

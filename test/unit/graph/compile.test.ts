@@ -390,7 +390,7 @@ spec:
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(statusFieldTypes(r.graph!), [
       { path: ['name'], schema: { type: 'string' } },
-      { path: ['replicas'], schema: { type: 'integer' } },
+      { path: ['replicas'], schema: { type: 'integer', format: 'int64' } },
       { path: ['ready'], schema: { type: 'boolean' } },
       { path: ['url'], schema: { type: 'string' } },
       { path: ['keys'], schema: { type: 'array', items: { type: 'string' } } },
@@ -417,5 +417,27 @@ describe('never-evaluated regions', () => {
     );
     const cm = frameNode(r.graph!.root, 'cm')!;
     assert.equal(cm.payload?.t, 'literal');
+  });
+});
+
+describe('type-check messages', () => {
+  test('a selection of an undeclared field reads "undefined field \'x\'" once, not nested (KG3004)', () => {
+    const r = compile(
+      graph(`    - id: a
+      template: {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}
+    - id: b
+      template:
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: b}
+        data:
+          x: \${a.metadata.nam}
+`),
+    );
+    assert.equal(r.accepted, false);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.code, d.message]),
+      [['KG3004', "${a.metadata.nam}: undefined field 'nam'"]],
+    );
   });
 });

@@ -2,18 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalKey } from '../../../src/runtime/canonical.ts';
 import { type Dimension, expandForEach } from '../../../src/runtime/forEach.ts';
-
-/** mulberry32: a tiny seeded PRNG so property runs are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng.ts';
 
 function randomDims(rand: () => number): Dimension[] {
   const n = 1 + Math.floor(rand() * 4);
@@ -91,7 +80,7 @@ describe('forEach expansion', () => {
   });
 
   it('property: size, order, bindings and key stability hold for random dimensions (seeded)', () => {
-    const rand = prng(20261129);
+    const rand = mulberry32(20261129);
     for (let run = 0; run < 300; run++) {
       const dims = randomDims(rand);
       const r = expandForEach(dims);
@@ -125,7 +114,7 @@ describe('forEach expansion', () => {
   });
 
   it('property: the limit is exact for random sizes (seeded)', () => {
-    const rand = prng(7);
+    const rand = mulberry32(7);
     for (let run = 0; run < 200; run++) {
       const a = 1 + Math.floor(rand() * 60);
       const b = 1 + Math.floor(rand() * 60);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
@@ -212,5 +214,35 @@ describe('kgraph render', () => {
     const r = renderInProcess(join(decorator, 'graph.yaml'), { name: 'nope' });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no Graph or ResourceGraphDefinition named nope/);
+  });
+});
+
+describe('kgraph render input checks', () => {
+  it('refuses a --state object without a kind (a typo such as `kidn:`) instead of ignoring it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-render-'));
+    const state = join(dir, 'state.yaml');
+    writeFileSync(state, 'apiVersion: v1\nkidn: Namespace\nmetadata:\n  name: team-a\n');
+    const r = render(join(fixtures, 'namespace-decorator', 'graph.yaml'), '--state', state);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /state\.yaml: document 1: the object has no kind/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  it("refuses an --instance whose kind is not the RGD's (a typo such as `kind: WebAp`)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-render-'));
+    const instance = join(dir, 'instance.yaml');
+    writeFileSync(
+      instance,
+      'apiVersion: kro.run/v1alpha1\nkind: WebAp\nmetadata: {name: shop}\nspec: {name: shop}\n',
+    );
+    const rgd = join(import.meta.dirname, '../../../examples/graphs/webapp-rgd.yaml');
+    const r = render(rgd, '--instance', instance);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(
+      r.stderr,
+      /--instance .*instance\.yaml: expected a kro\.run\/v1alpha1 WebApp .*found kro\.run\/v1alpha1 WebAp\n/,
+    );
   });
 });

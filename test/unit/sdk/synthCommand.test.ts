@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { runSynth } from '../../../src/cli/commands/synth.ts';
 import type { Manifest } from '../../../src/sdk/index.ts';
@@ -84,5 +86,35 @@ describe('kgraph synth', () => {
 
   it('a module without a package or cluster export is an error', async () => {
     await assert.rejects(runSynth('examples/sdk/cluster.yaml'), /cannot load|default export/);
+  });
+
+  it('the CLI loads a package that lives outside an ESM package (no package.json), as a user project may', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-synth-'));
+    try {
+      const sdk = pathToFileURL(resolve('src/sdk/index.ts')).href;
+      writeFileSync(
+        join(dir, 'app.ts'),
+        `import { definePackage } from '${sdk}';
+export default definePackage({
+  name: 'outside',
+  build: ({ scope }) => ({
+    config: () => scope.mkResource({ apiVersion: 'v1', kind: 'ConfigMap', name: 'outside-config', data: { a: 'b' } }),
+  }),
+});
+`,
+      );
+      const r = spawnSync(
+        process.execPath,
+        [resolve('bin/kgraph.js'), 'synth', join(dir, 'app.ts'), '-o', '-'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const docs = YAML.parseAllDocuments(r.stdout).map((d) => d.toJS() as Manifest);
+      assert.ok(docs.some((d) => d.kind === 'ConfigMap' && d.metadata.name === 'outside-config'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,50 @@
+/** Shared by the benchmarks: medians, the run's context line and writing a section of bench/README.md. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+
+/** The median (the mean of the two middle values for an even count); 0 for no values. */
+export function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The 1-minute load average, one decimal. */
+export function loadAverage(): string {
+  return (loadavg()[0] ?? 0).toFixed(1);
+}
+
+/** `Measured by \`node --import tsx bench/<script> --write\` (Node …, date, shared 2-core machine[, details]).` */
+export function measuredBy(script: string, details?: string): string {
+  const date = new Date().toISOString().slice(0, 10);
+  return `Measured by \`node --import tsx bench/${script} --write\` (Node ${process.version}, ${date}, shared 2-core machine${details ? `, ${details}` : ''}).`;
+}
+
+const README = join(import.meta.dirname, 'README.md');
+const HEADER = '# Benchmarks\n\nNumbers from `bench/*.bench.ts`; each section is written by its benchmark.\n';
+
+/**
+ * Replaces the section of bench/README.md that starts with the first line of `section` (`## Title`)
+ * up to the next `## ` heading, or appends it; sections are separated by one blank line.
+ */
+export function writeReadmeSection(section: string): void {
+  const heading = section.slice(0, section.indexOf('\n'));
+  if (!heading.startsWith('## ')) throw new Error(`a README section starts with "## ": ${heading}`);
+  let text: string;
+  try {
+    text = readFileSync(README, 'utf8');
+  } catch {
+    text = HEADER;
+  }
+  const body = section.trimEnd();
+  const start = text.indexOf(`${heading}\n`);
+  if (start < 0) {
+    text = `${text.trimEnd()}\n\n${body}\n`;
+  } else {
+    const next = text.indexOf('\n## ', start + 1);
+    text = `${text.slice(0, start)}${body}\n${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
+  }
+  writeFileSync(README, text);
+}

@@ -1,0 +1,58 @@
+/** Running `kgraph controller` as a child process against the shared test control plane. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { eventually } from './kube.ts';
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as { port: number }).port;
+  s.close();
+  return port;
+}
+
+/**
+ * Spawns `kgraph controller` with the kubeconfig, health and metrics on `port`, no CRD install and
+ * warn-level logs (stderr inherited), plus `args`.
+ */
+export function spawnController(kubeconfigPath: string, port: number, args: string[]): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      'bin/kgraph.js',
+      'controller',
+      '--kubeconfig',
+      kubeconfigPath,
+      ...args,
+      '--metrics-addr',
+      `127.0.0.1:${port}`,
+      '--health-addr',
+      `127.0.0.1:${port}`,
+      '--no-install-crd',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+/** Waits until the controller's `/readyz` on `port` answers 200. */
+export async function waitReadyz(
+  port: number,
+  what = 'readyz',
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<true> {
+  return eventually(
+    what,
+    async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return r?.status === 200 ? true : undefined;
+    },
+    timeoutMs,
+    intervalMs,
+  );
+}
