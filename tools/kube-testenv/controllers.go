@@ -1,6 +1,7 @@
 package main
 
-// The garbage-collector and namespace controllers run in a child process of
+// The garbage-collector, namespace and clusterrole-aggregation controllers
+// (the last fills in the built-in admin/edit/view roles) run in a child process of
 // this same binary: kube-controller-manager and kube-apiserver each install
 // process-global state (signal handlers, feature gates, metrics) that is not
 // meant to be shared in one process.
@@ -26,7 +27,7 @@ func startControllerManager(kubeconfig, dir string) (*exec.Cmd, io.WriteCloser, 
 	}
 	c := exec.Command(self, "controller-manager",
 		"--kubeconfig="+kubeconfig,
-		"--controllers=garbagecollector,namespace",
+		"--controllers=garbagecollector,namespace,clusterrole-aggregation",
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--concurrent-gc-syncs=5",

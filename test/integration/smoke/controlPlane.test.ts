@@ -243,6 +243,24 @@ describe('control plane smoke', () => {
     );
   });
 
+  it('fills in the aggregated built-in roles (clusterrole-aggregation controller)', async () => {
+    const admin = await eventually(
+      'ClusterRole admin to carry aggregated rules',
+      async () => {
+        const role = await client.get({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          name: 'admin',
+        });
+        const rules = role.rules as { resources?: string[] }[] | null | undefined;
+        return rules && rules.length > 0 ? rules : undefined;
+      },
+      60_000,
+      250,
+    );
+    assert.ok(admin.some((r) => r.resources?.includes('configmaps')));
+  });
+
   it('finishes deleting a namespace with content (namespace controller)', async () => {
     const doomed = await testNamespace('doomed');
     await client.create({
