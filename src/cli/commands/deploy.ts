@@ -3,6 +3,7 @@ import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import { Deployer, formatPlan, loadManifests, planDeploy, withProgress } from '../../deploy/index.ts';
+import { KgraphError } from '../../diag/diagnostic.ts';
 import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { Manifest } from '../../sdk/index.ts';
@@ -20,6 +21,7 @@ interface DeployCliOptions {
   wait: boolean;
   prune: boolean;
   pruneProtected?: boolean;
+  allowEmpty?: boolean;
   timeout: string;
   output: 'text' | 'json';
 }
@@ -102,11 +104,19 @@ export function registerDeployCommand(program: Command): void {
     .option('--no-wait', 'do not wait for readiness; dependents start once their dependencies are applied')
     .option('--no-prune', 'keep objects that the previous deploy applied and this build lacks')
     .option('--prune-protected', 'also prune CRDs, Namespaces and objects marked kix.run/holds-data')
+    .option('--allow-empty', 'deploy an input with no objects (which prunes everything the inventory holds)')
     .option('--timeout <duration>', 'per-object readiness timeout', '10m')
     .option('-o, --output <format>', 'text or json', 'text')
     .action(async (input: string, opts: DeployCliOptions) => {
       const timeoutMs = checkDeployOptions(opts);
       const loaded = await manifestsFrom(input, opts.cluster);
+      if (loaded.length === 0 && !opts.allowEmpty && !opts.dryRun) {
+        // An empty build would prune everything the previous deploy recorded: almost always a wrong path.
+        throw new KgraphError(
+          'KG7103',
+          `${input} holds no objects; deploying it would prune everything deployed under this name (pass --allow-empty to do that)`,
+        );
+      }
       const kubeconfig = loadKubeConfig(opts.kubeconfig, opts.context);
       const client = new RestClient(kubeconfig);
       const contextNamespace = kubeconfig.getContextObject(kubeconfig.getCurrentContext())?.namespace;

@@ -1,6 +1,8 @@
 /** `kgraph deploy`: options checked before anything is synthesized or applied; kubectl's namespace default. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkDeployOptions, defaultNamespaces } from '../../../src/cli/commands/deploy.ts';
@@ -35,6 +37,27 @@ describe('kgraph deploy options', () => {
     );
     assert.equal(r.status, 1);
     assert.equal(r.stderr, 'kgraph: unknown output format "yaml" (use text or json)\n');
+  });
+
+  it('refuses an input with no objects (it would prune everything) unless --allow-empty', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'kgraph-empty-'));
+    const r = spawnSync(process.execPath, [bin, 'deploy', empty, '--kubeconfig', '/nonexistent'], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /KG7103: .* holds no objects; deploying it would prune everything/);
+    const allowed = spawnSync(
+      process.execPath,
+      [bin, 'deploy', empty, '--kubeconfig', '/nonexistent', '--allow-empty'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    assert.match(
+      allowed.stderr,
+      /KG6010: cannot load kubeconfig/,
+      'with --allow-empty it goes on to the cluster',
+    );
   });
 });
 
