@@ -80,6 +80,14 @@ function mergeInto(target: unknown, patch: unknown): unknown {
  * (with the status of the state object of the same identity), then patch contributions merged
  * into their existing targets.
  */
+/** `top` over `base`: maps merge key by key, anything else (lists, scalars) is taken from `top`. */
+function overlay(base: unknown, top: unknown): unknown {
+  if (!isRecord(base) || !isRecord(top)) return top;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(top)) out[key] = key in base ? overlay(base[key], value) : value;
+  return out;
+}
+
 function echo(result: EvaluationResult, state: readonly KubeObject[]): KubeObject[] {
   const byKey = new Map<string, KubeObject>();
   for (const obj of state) {
@@ -96,8 +104,12 @@ function echo(result: EvaluationResult, state: readonly KubeObject[]): KubeObjec
       const id = identityOf(desired);
       if (id === undefined) continue;
       const k = identityKey(id);
+      const observed = byKey.get(k);
+      // What the server would hold after an apply: the desired fields over what --state says the server
+      // already filled in (uid, a Service's clusterIP, defaults), with the observed status.
+      const merged = observed === undefined ? desired : (overlay(observed, desired) as KubeObject);
       const status = statusOf.get(k);
-      byKey.set(k, status === undefined ? desired : { ...desired, status });
+      byKey.set(k, status === undefined ? merged : { ...merged, status });
     }
   }
   for (const n of result.nodes) {
