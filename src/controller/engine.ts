@@ -13,11 +13,11 @@ import type { CompiledGraph } from '../graph/model.ts';
 import { typecheckGraph } from '../graph/typecheck.ts';
 import { parseYamlFile } from '../graph/yamlTree.ts';
 import type { RestClient } from '../kube/index.ts';
+import { type KubeLive, kubeLiveFetcher } from '../kube/liveSchema.ts';
 import { evaluate } from '../runtime/engine.ts';
 import type { ObservedState } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
 import { LiveSchemaSource } from '../schema/sources/live.ts';
-import { type KubeLive, kubeLiveFetcher } from '../schema/sources/liveKube.ts';
 import { ChainedSchemaResolver, toKindLookup } from '../schema/sources/resolver.ts';
 
 export interface CompileOutcome {

@@ -18,6 +18,7 @@ export * from './errors.ts';
 export * from './informer.ts';
 export * from './informerSet.ts';
 export * from './leaderElection.ts';
+export * from './liveSchema.ts';
 export * from './managedFields.ts';
 export * from './metrics.ts';
 export * from './openapi.ts';

@@ -9,8 +9,10 @@
  * for at most `indexTtlMs`, and refetched (at most once a second) when it lacks
  * a requested group-version — the server publishes a new CRD asynchronously.
  */
+
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiVersion } from './paths.ts';
 import type { RestClient } from './rest.ts';
@@ -38,6 +40,13 @@ export interface OpenApiOptions {
   /** A group-version missing from the index refetches it at most this often (default 1 s). */
   missRefreshMs?: number;
   now?: () => number;
+}
+
+/** `~/.cache/kgraph/openapi/<sha256(server)[:16]>` (XDG_CACHE_HOME respected). */
+export function defaultOpenApiCacheDir(server: string): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const hash = createHash('sha256').update(server).digest('hex').slice(0, 16);
+  return join(base, 'kgraph', 'openapi', hash);
 }
 
 export class OpenApiV3 {

@@ -51,7 +51,7 @@ export { childPath, DiagnosticSink, type Locate } from './report.ts';
 export { type ConvertOptions, type ConvertResult, simpleSchemaToOpenAPI } from './simpleschema/convert.ts';
 export { BundleSchemaSource, DEFAULT_BUNDLE_PATH, loadBundle, type SchemaBundle } from './sources/bundle.ts';
 export { CrdSchemaSource } from './sources/crdFile.ts';
-export { defaultOpenApiCacheDir, type LiveSchemaFetcher, LiveSchemaSource } from './sources/live.ts';
+export { type LiveSchemaFetcher, LiveSchemaSource } from './sources/live.ts';
 export { findKindComponent, inlineRefs, stripDescriptions } from './sources/openapiDocs.ts';
 export {
   ChainedSchemaResolver,

@@ -8,8 +8,8 @@ import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
 import { loadKubeConfig } from '../../kube/connect.ts';
-import { Discovery, OpenApiV3, RestClient } from '../../kube/index.ts';
-import { defaultOpenApiCacheDir, type LiveSchemaFetcher } from '../../schema/sources/live.ts';
+import { RestClient } from '../../kube/index.ts';
+import { type KubeLive, kubeLiveFetcher } from '../../kube/liveSchema.ts';
 
 interface ValidateCliOptions {
   crd: string[];
@@ -56,27 +56,10 @@ export function registerValidateCommand(program: Command): void {
     });
 }
 
-/**
- * Schemas from a live cluster: `/openapi/v3` documents (cached on disk per server) and discovery
- * for scopes. `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config).
- */
-function liveSource(path: string | undefined): { fetcher: LiveSchemaFetcher; server: string } {
-  const kc = loadKubeConfig(path);
-  const client = new RestClient(kc);
-  const openapi = new OpenApiV3(client, { cacheDir: defaultOpenApiCacheDir(client.server) });
-  const discovery = new Discovery(client);
-  return {
-    server: client.server,
-    fetcher: {
-      document: (apiVersion) => openapi.document(apiVersion),
-      resources: async (apiVersion) =>
-        (await discovery.resources(apiVersion))?.map((r) => ({
-          kind: r.kind,
-          plural: r.plural,
-          namespaced: r.namespaced,
-        })),
-    },
-  };
+/** Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config). */
+function liveSource(path: string | undefined): KubeLive {
+  const client = new RestClient(loadKubeConfig(path));
+  return kubeLiveFetcher(client, client.server);
 }
 
 /**

@@ -4,9 +4,6 @@
  * discovery resources. `prepare` loads the apiVersions a compile needs; lookups are then synchronous.
  * Documents are cached on disk by the fetcher under `~/.cache/kgraph/openapi/<server-hash>/`.
  */
-import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { OpenAPISchema, SchemaComponents } from '../openapi.ts';
 import { documentComponents, findKindComponent } from './openapiDocs.ts';
 import { joinApiVersion, type ResolvedSchema, type SchemaSource } from './types.ts';
@@ -22,13 +19,6 @@ export interface LiveSchemaFetcher {
   document(apiVersion: string): Promise<unknown>;
   /** Discovery resources of the group-version; undefined when the server does not serve it. */
   resources(apiVersion: string): Promise<readonly LiveResource[] | undefined>;
-}
-
-/** `~/.cache/kgraph/openapi/<sha256(server)[:16]>` (XDG_CACHE_HOME respected). */
-export function defaultOpenApiCacheDir(server: string): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const hash = createHash('sha256').update(server).digest('hex').slice(0, 16);
-  return join(base, 'kgraph', 'openapi', hash);
 }
 
 interface Loaded {

@@ -4,14 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { defaultOpenApiCacheDir } from '../../../src/kube/openapi.ts';
 import { derefSchema, type OpenAPISchema } from '../../../src/schema/openapi.ts';
 import { BundleSchemaSource, parseBundle, type SchemaBundle } from '../../../src/schema/sources/bundle.ts';
 import { CrdSchemaSource } from '../../../src/schema/sources/crdFile.ts';
-import {
-  defaultOpenApiCacheDir,
-  type LiveSchemaFetcher,
-  LiveSchemaSource,
-} from '../../../src/schema/sources/live.ts';
+import { type LiveSchemaFetcher, LiveSchemaSource } from '../../../src/schema/sources/live.ts';
 import { inlineRefs, stripDescriptions } from '../../../src/schema/sources/openapiDocs.ts';
 import {
   ChainedSchemaResolver,

@@ -1,13 +1,12 @@
 /**
- * Wires the live schema source to src/kube: OpenAPI v3 documents through OpenApiV3 (disk-cached per
- * server under ~/.cache/kgraph/openapi/<server-hash>/, documents are content-addressed by their
- * `?hash=` URL) and scope/plural through discovery. The only schema module that imports kube.
+ * A live schema fetcher for the schema layer's LiveSchemaSource: OpenAPI v3 documents through OpenApiV3
+ * (disk-cached per server under ~/.cache/kgraph/openapi/<server-hash>/, documents content-addressed by
+ * their `?hash=` URL) and scope/plural through discovery. It lives here, not in src/schema, so the pure
+ * layers never import kube; the result satisfies schema's `LiveSchemaFetcher` structurally.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import { Discovery } from '../../kube/discovery.ts';
-import { OpenApiV3 } from '../../kube/openapi.ts';
-import { RestClient } from '../../kube/rest.ts';
-import { defaultOpenApiCacheDir, type LiveSchemaFetcher } from './live.ts';
+import { Discovery, type ResourceInfo } from './discovery.ts';
+import { defaultOpenApiCacheDir, OpenApiV3 } from './openapi.ts';
+import type { RestClient } from './rest.ts';
 
 export interface KubeLiveOptions {
   /** Disk cache directory; default per server. `false` disables the disk cache. */
@@ -15,7 +14,10 @@ export interface KubeLiveOptions {
 }
 
 export interface KubeLive {
-  fetcher: LiveSchemaFetcher;
+  fetcher: {
+    document(apiVersion: string): Promise<unknown>;
+    resources(apiVersion: string): Promise<ResourceInfo[] | undefined>;
+  };
   server: string;
   /** Forget the OpenAPI index and discovery (after CRDs change). */
   invalidate(): void;
@@ -37,10 +39,4 @@ export function kubeLiveFetcher(client: RestClient, server: string, options: Kub
       discovery.invalidate();
     },
   };
-}
-
-/** The same, from a loaded KubeConfig (`--kubeconfig`). */
-export function kubeLiveFromConfig(kc: KubeConfig, options: KubeLiveOptions = {}): KubeLive {
-  const server = kc.getCurrentCluster()?.server ?? 'the cluster';
-  return kubeLiveFetcher(new RestClient(kc), server, options);
 }
