@@ -394,34 +394,39 @@ class Compiler {
       return;
     }
     const schema = schemaEntry.value;
-    const kindE = entryOf(schema, 'kind');
-    const kind = str(kindE?.value);
-    if (kind === undefined) {
-      ctx.error(GraphCode.RgdSchemaMissing, 'spec.schema.kind is required', {
-        segs: ['spec', 'schema', 'kind'],
-        at: { pos: schemaEntry.keyPos },
-      });
-    } else if (!RGD_KIND.test(kind)) {
-      ctx.error(
-        GraphCode.RgdInvalidKind,
+    // kind and apiVersion: both required, both with a fixed pattern.
+    const requireMatching = (
+      field: 'kind' | 'apiVersion',
+      pattern: RegExp,
+      code: string,
+      invalid: (v: string) => string,
+    ) => {
+      const entry = entryOf(schema, field);
+      const value = str(entry?.value);
+      const segs = ['spec', 'schema', field];
+      if (value === undefined) {
+        ctx.error(GraphCode.RgdSchemaMissing, `spec.schema.${field} is required`, {
+          segs,
+          at: { pos: schemaEntry.keyPos },
+        });
+      } else if (!pattern.test(value)) {
+        ctx.error(code, invalid(value), { segs, at: { pos: entry!.value.pos } });
+      }
+    };
+    requireMatching(
+      'kind',
+      RGD_KIND,
+      GraphCode.RgdInvalidKind,
+      (kind) =>
         `kind ${JSON.stringify(kind)} is not a valid KRO kind name: must be UpperCamelCase (^[A-Z][a-zA-Z0-9]{0,62}$)`,
-        { segs: ['spec', 'schema', 'kind'], at: { pos: kindE!.value.pos } },
-      );
-    }
-    const verE = entryOf(schema, 'apiVersion');
-    const ver = str(verE?.value);
-    if (ver === undefined) {
-      ctx.error(GraphCode.RgdSchemaMissing, 'spec.schema.apiVersion is required', {
-        segs: ['spec', 'schema', 'apiVersion'],
-        at: { pos: schemaEntry.keyPos },
-      });
-    } else if (!RGD_VERSION.test(ver)) {
-      ctx.error(
-        GraphCode.RgdInvalidApiVersion,
+    );
+    requireMatching(
+      'apiVersion',
+      RGD_VERSION,
+      GraphCode.RgdInvalidApiVersion,
+      (ver) =>
         `apiVersion ${JSON.stringify(ver)} is not valid: must match ^v[0-9]+(alpha[0-9]+|beta[0-9]+)?$ (e.g. v1alpha1)`,
-        { segs: ['spec', 'schema', 'apiVersion'], at: { pos: verE!.value.pos } },
-      );
-    }
+    );
   }
 
   private compileRgd(schemaEntry: YEntry, frame: FrameDraft): CompiledRgd | undefined {
