@@ -1,7 +1,7 @@
+import { CelCode } from './codes.ts';
 import type { ASTNode } from './engine.ts';
 import type { CelEnvironment } from './environment.ts';
 import { baseEnvironment } from './environment.ts';
-import { CelCode } from './codes.ts';
 import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
 import { astDepthExceeded, checkSourceNesting, MAX_NESTING_DEPTH, type NestingExcess } from './nesting.ts';
 import { rewriteSource } from './rewrite.ts';

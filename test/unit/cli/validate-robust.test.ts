@@ -41,7 +41,7 @@ async function validateJson(files: string[]): Promise<{ exitCode: number; report
 }
 
 describe('kgraph validate survives hostile expressions', () => {
-  const ok = graphWithDef('fine', '${1 + 1}');
+  const ok = graphWithDef('fine', `\${1 + 1}`);
   const inputs = {
     sum: graphWithDef('sum', `\${${Array(5000).fill('1').join(' + ')}}`),
     minus: graphWithDef('minus', `\${${'-'.repeat(5000)}1}`),
