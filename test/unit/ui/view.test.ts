@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} expressions
 /**
  * The pure parts of `kgraph ui`: entry keys, the rendered-vs-live diff, the controller's verdicts
  * mapped to nodes, the located pending expression, and the view built from an offline render.
