@@ -183,14 +183,14 @@ function renderView() {
   renderDetails();
 }
 
-/** Fits the drawing to the width, but never below 70 % of its natural size (then it scrolls). */
+/** Fits the drawing to the width, but never below 55 % of its natural size (then it scrolls). */
 function fitDag() {
   const svg = document.querySelector('#dag svg');
   if (!svg) return;
   const natural = svg.viewBox.baseVal.width * (4 / 3);
   const room = $('dag').clientWidth;
   svg.removeAttribute('height');
-  svg.style.width = `${Math.round(Math.min(natural, Math.max(room, natural * 0.7)))}px`;
+  svg.style.width = `${Math.round(Math.min(natural, Math.max(room, natural * 0.55)))}px`;
 }
 
 function decorateDag(v) {

@@ -1,5 +1,5 @@
 /**
- * Headless Chromium for the `kgraph ui` tests: Debian's /usr/bin/chromium (installed by .ci/run)
+ * Headless Chromium for the `kgraph ui` tests (and its screenshot script and benchmark): Debian's /usr/bin/chromium (installed by .ci/run)
  * driven by playwright-core, with the flags this machine's closed network needs and a fresh profile.
  * Screenshots go to test-results/ui/ (gitignored): the test run's artefacts.
  */
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../src/kube/localControlPlane.ts';
 
 export const CHROMIUM = process.env.KGRAPH_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(repoRoot, 'test-results', 'ui');
@@ -20,12 +20,14 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(
+  viewport: { width: number; height: number } = { width: 1500, height: 900 },
+): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'kgraph-ui-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1500, height: 900 },
+    viewport,
     args: [
       '--no-sandbox',
       '--disable-gpu',
