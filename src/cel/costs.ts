@@ -304,3 +304,14 @@ export const OPERATOR_COSTS: Readonly<Record<string, CostRule>> = {
 export function producedCost(result: unknown): number {
   return typeof result === 'object' || typeof result === 'string' ? scan(result) : 0;
 }
+
+/** The cost table as Markdown rows (docs/cel.md embeds it; test/unit/cel/costs.test.ts keeps them equal). */
+export function costTableMarkdown(): string {
+  const rows = ['| function | cost (units, charged before the call) |', '|---|---|'];
+  for (const [name, rule] of Object.entries(FUNCTION_COSTS).sort(([a], [b]) => a.localeCompare(b)))
+    rows.push(`| \`${name}\` | ${rule.formula} |`);
+  rows.push('', '| operator | cost |', '|---|---|');
+  for (const [op, rule] of Object.entries(OPERATOR_COSTS))
+    rows.push(`| \`${op.replace('_', '')}\` | ${rule.formula.replace(/\|/g, '\\|')} |`);
+  return `${rows.join('\n')}\n`;
+}
