@@ -19,6 +19,8 @@ export interface ApplyState {
   uids: Map<string, string>;
   conflicts: string[];
   hardError?: string;
+  /** The condition reason for `hardError` when it is not an apply failure (`ExpressionError`). */
+  hardReason?: string;
   wrote: boolean;
 }
 

@@ -39,7 +39,8 @@ export interface ConvergeInput {
   namespace: string;
   /** Accumulates what every pass read (event routing). */
   interest: Interest;
-  evaluate: (observed: ObservedState) => EvaluationResult;
+  /** One engine pass; the Graph controller's is asynchronous (it yields to the event loop, issue #10). */
+  evaluate: (observed: ObservedState) => EvaluationResult | Promise<EvaluationResult>;
   stamp: Stamp;
   /** UID naming the per-patch-node managers. */
   patchOwner: string;
@@ -70,7 +71,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
 
   for (let pass = 0; pass < maxPasses; pass++) {
     const passInterest = newInterest();
-    result = input.evaluate(watches.view(passInterest));
+    result = await input.evaluate(watches.view(passInterest));
     for (const g of passInterest.gets) interest.gets.add(g);
     for (const l of passInterest.lists) interest.lists.add(l);
     if (passInterest.missing.size > 0 && pass < maxPasses - 1) {
@@ -79,6 +80,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     }
     if (result.errors.length > 0) {
       state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');
+      state.hardReason = 'ExpressionError';
       break;
     }
     desired = desiredTemplates(result, input.stamp);
