@@ -7,9 +7,11 @@
  *   status forced, main never) → evaluate again while writes unlock dependents → prune what is no longer
  *   desired (never a pending node's resources) → release retired contributions → conditions → status.
  *
- * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches. An
- * apply whose desired fields agree with what our manager owns is skipped, and an unchanged status is
- * not written, so a steady-state reconcile makes no write request.
+ * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches, each
+ * handed to the evaluation only if the ServiceAccount may read it (readAccess.ts), else the Graph
+ * writes nothing and reports ReadForbidden. An apply whose desired fields agree with what our manager
+ * owns is skipped, and an unchanged status is not written, so a steady-state reconcile makes no write
+ * request.
  */
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diag/diagnostic.ts';
@@ -30,6 +32,7 @@ import {
   templateManager,
 } from './names.ts';
 import { appliedFieldsAgree, managerEntry } from './ownership.ts';
+import { newReadLedger, type ReadAccess, readForbiddenMessage } from './readAccess.ts';
 import { stampTemplate } from './stamp.ts';
 import {
   type Condition,
@@ -55,6 +58,8 @@ export interface ReconcilerDeps {
   /** The controller's own identity: Graph status, finalizer, watches. */
   client: RestClient;
   watches: WatchSet;
+  /** Decides which cached reads a Graph's ServiceAccount may see (§24). */
+  reads: ReadAccess;
   compiler: GraphCompiler;
   graphs: GraphLister;
   log: Logger;
@@ -94,6 +99,8 @@ interface ApplyState {
   uids: Map<string, string>;
   conflicts: string[];
   hardError?: string;
+  /** A read the Graph's ServiceAccount may not do: nothing is written (ReadForbidden). */
+  forbidden?: string;
   wrote: boolean;
 }
 
@@ -236,6 +243,7 @@ export class GraphReconciler {
     const saName = serviceAccountNameOf(graph);
     const saUser = serviceAccountUser(namespace, saName);
     const writer = this.deps.client.withImpersonation(graphImpersonation(namespace, saName));
+    const reads = this.deps.reads.forServiceAccount(namespace, saName);
     const tmplManager = templateManager(uid);
 
     await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
@@ -252,16 +260,28 @@ export class GraphReconciler {
 
     for (let pass = 0; pass < 12; pass++) {
       const passInterest = newInterest();
-      result = evaluateGraph(compiled, watches.view(passInterest), namespace, this.deps.maxCollectionSize);
+      const ledger = newReadLedger();
+      const observed = reads.guard(watches.view(passInterest), ledger);
+      result = evaluateGraph(compiled, observed, namespace, this.deps.maxCollectionSize);
       for (const g of passInterest.gets) interest.gets.add(g);
       for (const l of passInterest.lists) interest.lists.add(l);
-      if (passInterest.missing.size > 0 && pass < 11) {
-        await Promise.all(
-          [...passInterest.missing.values()].map((m) =>
+      if (ledger.denied.length > 0) {
+        // The evaluation saw less than the cluster holds: nothing of it may be written.
+        state.forbidden = readForbiddenMessage(ledger, reads.subject);
+        break;
+      }
+      if ((passInterest.missing.size > 0 || ledger.undecided.size > 0) && pass < 11) {
+        await Promise.all([
+          ...[...passInterest.missing.values()].map((m) =>
             watches.prepare(m.apiVersion, m.kind, [m.namespace ?? namespace]),
           ),
-        );
+          reads.resolve(ledger),
+        ]);
         continue;
+      }
+      if (ledger.undecided.size > 0) {
+        state.forbidden = readForbiddenMessage(ledger, reads.subject);
+        break;
       }
       if (result.errors.length > 0) {
         state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');
@@ -313,7 +333,7 @@ export class GraphReconciler {
     let pruneErrors: string[] = [];
     let releaseErrors: string[] = [];
     let contributions = working.contributions;
-    if (state.hardError) {
+    if (state.hardError || state.forbidden) {
       // Abort: keep everything, learn UIDs of what was applied.
       inventory = working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r))));
     } else {
@@ -380,7 +400,19 @@ export class GraphReconciler {
     );
     let kind: OutcomeKind = 'converged';
     let converged: Condition;
-    if (state.hardError) {
+    if (state.forbidden) {
+      // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the Graph again.
+      kind = 'waiting';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ReadForbidden',
+        state.forbidden,
+        generation,
+        now,
+      );
+    } else if (state.hardError) {
       kind = 'failed';
       converged = condition(
         conds,
