@@ -19,6 +19,7 @@ import type { CompiledGraph } from '../graph/model.ts';
 import { type ApiError, isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
 import { identityKey, identityOf, type ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult, NodeResult } from '../runtime/types.ts';
+import { ApplyMemory } from './applyMemory.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -31,7 +32,7 @@ import {
   serviceAccountUser,
   templateManager,
 } from './names.ts';
-import { appliedFieldsAgree, managerEntry } from './ownership.ts';
+import { managerEntry } from './ownership.ts';
 import { newReadLedger, type ReadAccess, readForbiddenMessage } from './readAccess.ts';
 import { stampTemplate } from './stamp.ts';
 import {
@@ -116,6 +117,8 @@ export class GraphReconciler {
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
   private readonly waitAttempts = new Map<string, number>();
+  /** Decides, without writing, whether an apply would change anything (also after a restart). */
+  readonly applies = new ApplyMemory();
   private epoch = 0;
 
   constructor(deps: ReconcilerDeps) {
@@ -522,7 +525,8 @@ export class GraphReconciler {
       await pool(items, this.deps.applyConcurrency ?? 20, async (d) => {
         if (state.hardError) return;
         const observed = view.get(d.id);
-        if (appliedFieldsAgree(d.obj, observed, manager)) {
+        const target = { desired: d.obj, observed, manager, subresource: '', force: false };
+        if (!(await this.applies.needsApply(writer, target))) {
           const u = (observed?.metadata as { uid?: string } | undefined)?.uid;
           if (u) state.uids.set(d.key, u);
           return;
@@ -530,7 +534,7 @@ export class GraphReconciler {
         try {
           const res = await this.applyOne(writer, d.obj, manager, false, '');
           state.uids.set(d.key, res.metadata.uid ?? '');
-          state.wrote = true;
+          state.wrote ||= changedBy(res, observed);
         } catch (e) {
           if (isApiError(e) && e.isApplyConflict) {
             const others = e.conflictingManagers;
@@ -542,7 +546,7 @@ export class GraphReconciler {
             try {
               const res = await this.applyOne(writer, d.obj, manager, true, '');
               state.uids.set(d.key, res.metadata.uid ?? '');
-              state.wrote = true;
+              state.wrote ||= changedBy(res, observed);
             } catch (e2) {
               state.hardError ??= applyError(d, e2);
             }
@@ -565,16 +569,20 @@ export class GraphReconciler {
       const target = view.get(p.id);
       if (!target) continue; // a patch never creates its target
       const sub = p.contribution.subresource;
-      if (appliedFieldsAgree(p.obj, target, p.contribution.fieldManager, sub)) continue;
+      const manager = p.contribution.fieldManager;
+      const force = sub === 'status';
+      const decide = { desired: p.obj, observed: target, manager, subresource: sub, force };
+      if (!(await this.applies.needsApply(writer, decide))) continue;
       try {
-        await this.applyOne(
+        const res = await this.applyOne(
           writer,
           withUidPrecondition(p.obj, target),
-          p.contribution.fieldManager,
-          sub === 'status',
+          manager,
+          force,
           sub,
+          p.obj,
         );
-        state.wrote = true;
+        state.wrote ||= changedBy(res, target);
       } catch (e) {
         if (isApiError(e) && e.isApplyConflict) {
           state.conflicts.push(conflictMessage(p, e));
@@ -593,6 +601,7 @@ export class GraphReconciler {
     fieldManager: string,
     force: boolean,
     subresource: string,
+    desired: Record<string, unknown> = obj,
   ): Promise<KubeObject> {
     const body = obj as KubeObject;
     const res =
@@ -600,6 +609,7 @@ export class GraphReconciler {
         ? await writer.applyStatus(body, { fieldManager, force })
         : await writer.apply(body, { fieldManager, force });
     this.deps.watches.noteWritten(res);
+    this.applies.remember(desired, res, fieldManager, subresource);
     return res;
   }
 
@@ -683,6 +693,15 @@ export class GraphReconciler {
 }
 
 // -------------------------------------------------------------------- helpers
+
+/**
+ * Whether an apply changed the object (created it, or moved its resourceVersion). A no-op apply
+ * changes nothing a dependent could read, so it does not call for another evaluation pass.
+ */
+function changedBy(res: KubeObject, observed: Record<string, unknown> | undefined): boolean {
+  const before = (observed?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return before === undefined || res.metadata.resourceVersion !== before;
+}
 
 export function serviceAccountNameOf(graph: KubeObject): string {
   const spec = graph.spec as { serviceAccountName?: unknown } | undefined;
