@@ -75,6 +75,16 @@ export function sameStored(dryRun: Record<string, unknown>, observed: Record<str
   return jsonEqual(stored(dryRun), stored(observed));
 }
 
+/** `memory.needsApply`, or the local check alone without a memory. */
+export async function needsApply(
+  writer: RestClient,
+  memory: ApplyMemory | undefined,
+  t: ApplyTarget,
+): Promise<boolean> {
+  if (memory) return memory.needsApply(writer, t);
+  return !(t.observed && appliedFieldsAgree(t.desired, t.observed, t.manager, t.subresource));
+}
+
 export class ApplyMemory {
   private readonly entries = new Map<string, Remembered>();
   readonly stats: ApplyMemoryStats = { local: 0, remembered: 0, dryRuns: 0, dryRunNoops: 0 };

@@ -1,0 +1,180 @@
+/**
+ * The writes of one reconcile pass, shared by Graphs and RGD instances: template objects by server-side
+ * apply under the caller's policy (Graph: one manager per Graph, not forced, reclaiming fields from
+ * non-Graph managers; RGD: `kro.run/applyset`, forced), and patch payloads under their per-node managers.
+ * An apply that would change nothing is skipped (zero writes in steady state, also after a restart:
+ * applyMemory.ts), and a pass continues the convergence only if an apply changed an object.
+ */
+import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
+import type { ObjectIdentity } from '../../runtime/observed.ts';
+import type { NodeResult } from '../../runtime/types.ts';
+import { type ApplyMemory, needsApply } from '../applyMemory.ts';
+import type { WatchSet } from '../watches.ts';
+import type { DesiredObject, DesiredPatch } from './desired.ts';
+import { applyError, conflictMessage, isTargetVanished, withUidPrecondition } from './errors.ts';
+
+/** What one reconcile learned while applying. */
+export interface ApplyState {
+  /** resourceKey → uid of objects applied (or agreeing) this reconcile. */
+  uids: Map<string, string>;
+  conflicts: string[];
+  hardError?: string;
+  /** A read the owner's identity may not do (ReadForbidden): nothing was written. */
+  forbidden?: string;
+  /** An apply of this pass changed an object (created it or moved its resourceVersion). */
+  wrote: boolean;
+}
+
+export function newApplyState(): ApplyState {
+  return { uids: new Map(), conflicts: [], wrote: false };
+}
+
+export interface TemplatePolicy {
+  manager: string;
+  /** Force every apply (RGD children, §1). */
+  force: boolean;
+  /**
+   * Without `force`: a conflict with one of these managers is reported (FieldManagerConflict); a
+   * conflict with any other manager is reclaimed with a forced apply (§13.2).
+   */
+  protectedManager?: (manager: string) => boolean;
+  /** A reason not to touch an observed object at all (e.g. it belongs to another ApplySet): a hard error. */
+  refuse?: (desired: DesiredObject, observed: Record<string, unknown>) => string | undefined;
+}
+
+export type CacheView = { get(id: ObjectIdentity): Record<string, unknown> | undefined };
+
+export interface Applier {
+  writer: RestClient;
+  watches: WatchSet;
+  /** Parallel applies within one collection (§25, default 20). */
+  concurrency: number;
+  /** Remembered apply results and dry runs (undefined: decide from the cache alone). */
+  memory?: ApplyMemory;
+}
+
+export async function applyOne(
+  a: Applier,
+  obj: Record<string, unknown>,
+  fieldManager: string,
+  force: boolean,
+  subresource: string,
+  desired: Record<string, unknown> = obj,
+): Promise<KubeObject> {
+  const body = obj as KubeObject;
+  const res =
+    subresource === 'status'
+      ? await a.writer.applyStatus(body, { fieldManager, force })
+      : await a.writer.apply(body, { fieldManager, force });
+  a.watches.noteWritten(res);
+  a.memory?.remember(desired, res, fieldManager, subresource);
+  return res;
+}
+
+/**
+ * Whether an apply changed the object (created it, or moved its resourceVersion). A no-op apply
+ * changes nothing a dependent could read, so it does not call for another evaluation pass.
+ */
+function changedBy(res: KubeObject, observed: Record<string, unknown> | undefined): boolean {
+  const before = (observed?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return before === undefined || res.metadata.resourceVersion !== before;
+}
+
+export async function applyTemplates(
+  a: Applier,
+  desired: DesiredObject[],
+  policy: TemplatePolicy,
+  view: CacheView,
+  state: ApplyState,
+): Promise<void> {
+  // Nodes serially in topological order; the items of one collection in parallel (bounded).
+  const byNode = new Map<NodeResult, DesiredObject[]>();
+  for (const d of desired) byNode.set(d.node, [...(byNode.get(d.node) ?? []), d]);
+  for (const items of byNode.values()) {
+    await pool(items, a.concurrency, async (d) => {
+      if (state.hardError) return;
+      const observed = view.get(d.id);
+      const refusal = observed ? policy.refuse?.(d, observed) : undefined;
+      if (refusal) {
+        state.hardError ??= refusal;
+        return;
+      }
+      const target = {
+        desired: d.obj,
+        observed,
+        manager: policy.manager,
+        subresource: '',
+        force: policy.force,
+      };
+      if (!(await needsApply(a.writer, a.memory, target))) {
+        const u = (observed?.metadata as { uid?: string } | undefined)?.uid;
+        if (u) state.uids.set(d.key, u);
+        return;
+      }
+      try {
+        const res = await applyOne(a, d.obj, policy.manager, policy.force, '');
+        state.uids.set(d.key, res.metadata.uid ?? '');
+        state.wrote ||= changedBy(res, observed);
+      } catch (e) {
+        if (!policy.force && isApiError(e) && e.isApplyConflict) {
+          if (e.conflictingManagers.some((m) => policy.protectedManager?.(m) ?? false)) {
+            state.conflicts.push(conflictMessage(d.id, e));
+            return;
+          }
+          // A human or another controller changed a field we manage: reclaim it (§13.2).
+          try {
+            const res = await applyOne(a, d.obj, policy.manager, true, '');
+            state.uids.set(d.key, res.metadata.uid ?? '');
+            state.wrote ||= changedBy(res, observed);
+          } catch (e2) {
+            state.hardError ??= applyError(d.id, e2);
+          }
+          return;
+        }
+        state.hardError ??= applyError(d.id, e);
+      }
+    });
+    if (state.hardError) return;
+  }
+}
+
+/** Patches: never create their target, never force the main endpoint (status is forced, §13.2). */
+export async function applyPatches(
+  a: Applier,
+  patches: DesiredPatch[],
+  view: CacheView,
+  state: ApplyState,
+): Promise<void> {
+  for (const p of patches) {
+    const target = view.get(p.id);
+    if (!target) continue; // a patch never creates its target
+    const sub = p.contribution.subresource;
+    const manager = p.contribution.fieldManager;
+    const force = sub === 'status';
+    const decide = { desired: p.obj, observed: target, manager, subresource: sub, force };
+    if (!(await needsApply(a.writer, a.memory, decide))) continue;
+    try {
+      const res = await applyOne(a, withUidPrecondition(p.obj, target), manager, force, sub, p.obj);
+      state.wrote ||= changedBy(res, target);
+    } catch (e) {
+      if (isApiError(e) && e.isApplyConflict) {
+        state.conflicts.push(conflictMessage(p.id, e));
+        continue;
+      }
+      if (isTargetVanished(e)) continue; // the watch brings the change; the node waits meanwhile
+      state.hardError ??= applyError(p.id, e);
+      return;
+    }
+  }
+}
+
+export async function pool<T>(items: T[], limit: number, f: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const worker = async (): Promise<void> => {
+    while (i < items.length) {
+      const item = items[i++] as T;
+      await f(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, () => worker()));
+}
