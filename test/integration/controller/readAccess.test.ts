@@ -44,7 +44,7 @@ async function cmData(
   ns: string,
   name: string,
 ): Promise<Record<string, string> | undefined> {
-  return (await cmData(client, ns, name)) as Record<string, string> | undefined;
+  return (await getCm(client, ns, name))?.data as Record<string, string> | undefined;
 }
 
 async function grant(
