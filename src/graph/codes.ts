@@ -136,6 +136,8 @@ export const GraphCode = {
   DuplicateConditionType: 'KG2092',
   /** `runtime.condition(schema, T)` for a custom condition type of the same RGD (§20.3). */
   OwnConditionLookup: 'KG2093',
+  /** A custom-condition expression that does not yield runtime.newCondition(…) or a list of them (§20.3). */
+  ConditionOutputType: 'KG2094',
 
   // ── nesting ──────────────────────────────────────────────────────────────
   /** A graph node whose payload is not `{nodes: [...]}`. */

@@ -9,6 +9,7 @@
  * outside, captured ancestor ids and schemaless regions are `dyn`.
  */
 import { baseEnvironment, type CelEnvironment, check } from '../cel/index.ts';
+import { CONDITION_TYPE } from '../cel/lib/index.ts';
 import {
   flatten,
   isAssignable,
@@ -88,7 +89,13 @@ class Checker {
       const env = this.env(this.frameVars(this.graph.root, new Map()));
       for (const s of this.graph.rgd.status) {
         const t = this.checkSlot(s.slot, env, undefined);
-        void t;
+        if (t !== undefined && s.path[0] === 'conditions' && !isConditionType(t)) {
+          this.report(
+            s.slot,
+            GraphCode.ConditionOutputType,
+            `condition expressions must return runtime.newCondition(...) or a list of them, got ${t}`,
+          );
+        }
       }
     }
   }
@@ -511,4 +518,10 @@ export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
       return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
     }),
   );
+}
+
+/** Custom conditions (§20.3): a Condition, a list of them, or dyn (checked when evaluated). */
+function isConditionType(t: string): boolean {
+  const item = t.startsWith('list<') && t.endsWith('>') ? t.slice(5, -1) : t;
+  return item === CONDITION_TYPE || item === 'dyn';
 }
