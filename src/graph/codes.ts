@@ -20,6 +20,8 @@ export const GraphCode = {
   UnreadableInput: 'KG2007',
   /** Graph `spec.serviceAccountName` not a DNS-1123 subdomain (≤ 253 characters). */
   InvalidServiceAccountName: 'KG2008',
+  /** A map key written twice (warning; the last value wins, as kubectl and kro read it). */
+  DuplicateYamlKey: 'KG2009',
 
   // ── node ids ─────────────────────────────────────────────────────────────
   /** A node without `id`. */

@@ -164,7 +164,14 @@ function compileGraph(
   const listEntry = entryOf(spec, flavor.listKey);
   const listSegs: PathSegment[] = ['spec', flavor.listKey];
   const frame: FrameDraft = { path: '', depth: 0, nodes: [], byId: new Map() };
-  if (listEntry?.value.t !== 'seq' || listEntry.value.items.length === 0) {
+  const emptyList =
+    !listEntry ||
+    (listEntry.value.t === 'scalar' && listEntry.value.value === null) ||
+    (listEntry.value.t === 'seq' && listEntry.value.items.length === 0);
+  if (flavor.rgd && emptyList) {
+    // kro: spec.resources is optional; an RGD without resources is a pure API whose status comes from
+    // schema fields alone, and becomes Active (kro's own end-to-end suite has one).
+  } else if (listEntry?.value.t !== 'seq' || listEntry.value.items.length === 0) {
     if (
       listEntry &&
       listEntry.value.t !== 'seq' &&

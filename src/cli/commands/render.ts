@@ -45,7 +45,8 @@ export function readObjects(file: string): KubeObject[] {
   const text = readFileSync(file, 'utf8');
   const out: KubeObject[] = [];
   let index = 0;
-  for (const doc of parseAllDocuments(text)) {
+  // Duplicate keys: the last value wins, as kubectl reads them (the compiler warns, KG2009).
+  for (const doc of parseAllDocuments(text, { uniqueKeys: false })) {
     index++;
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
     const value: unknown = doc.toJS();
