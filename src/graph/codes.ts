@@ -180,6 +180,8 @@ export const GraphCode = {
   LiteralTypeMismatch: 'KG3009',
   /** A schema source that could not be used (warning: types fall back to dyn). */
   SchemaSourceUnavailable: 'KG3010',
+  /** CEL kgraph accepts but kro rejects, reported while kro compatibility is on (the default). */
+  KroIncompatible: 'KG3011',
 } as const;
 
 export type GraphCodeValue = (typeof GraphCode)[keyof typeof GraphCode];

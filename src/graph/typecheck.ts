@@ -31,6 +31,7 @@ import {
   slotsWithErrors,
   type TypecheckContext,
 } from './compile.ts';
+import { kroIncompatibilities } from './kroCompat.ts';
 import type {
   CompiledExpr,
   CompiledFrame,
@@ -395,6 +396,18 @@ class Checker {
         continue;
       }
       e.resultType = r.value;
+      if (this.ctx.kroCompat !== false) {
+        for (const issue of kroIncompatibilities(e.cel, env)) {
+          this.report(
+            slot,
+            GraphCode.KroIncompatible,
+            `\${${e.cel}}: ${issue.message} [kro compatibility: this manifest would fail in kro; --no-kro-compat accepts it as a kgraph extension]`,
+            e.offset + 2 + issue.position,
+            Math.max(1, issue.end - issue.position),
+          );
+          ok = false;
+        }
+      }
       if (slot.mode === 'template' && !isStringLike(r.value)) {
         ok = false;
         this.report(

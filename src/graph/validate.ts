@@ -32,6 +32,8 @@ export interface ValidateOptions {
   noBuiltins?: boolean;
   /** Offline bundle path, or false to disable it (default: the committed bundle). */
   bundle?: string | false;
+  /** kro compatibility (default true): see CompileOptions.kroCompat. */
+  kroCompat?: boolean;
 }
 
 export interface ValidateResult {
@@ -148,11 +150,12 @@ function compileAll(
   graphDocs: readonly YDocument[],
   resolver: KindResolver,
   rest: Pick<ValidateResult, 'fileDiagnostics' | 'sources'>,
+  kroCompat = true,
 ): ValidateResult {
   const objects: ObjectReport[] = [];
   const results: CompileResult[] = [];
   for (const doc of graphDocs) {
-    const result = compileDocument(doc, { resolver, typecheck: typecheckGraph });
+    const result = compileDocument(doc, { resolver, typecheck: typecheckGraph, kroCompat });
     results.push(result);
     objects.push({
       file: doc.file,
@@ -170,7 +173,7 @@ function compileAll(
 export function validatePaths(paths: readonly string[], options: ValidateOptions = {}): ValidateResult {
   const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
   const { resolver } = buildResolver(options, crdObjects, fileDiagnostics);
-  return compileAll(graphDocs, resolver, { fileDiagnostics, sources });
+  return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);
 }
 
 /** As validatePaths, also consulting a live cluster (after the CRD files, before the bundle). */
@@ -182,5 +185,5 @@ export async function validatePathsLive(
   const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
   const { chained, resolver } = buildResolver(options, crdObjects, fileDiagnostics, live);
   await chained.prepare(apiVersionsOf(graphDocs));
-  return compileAll(graphDocs, resolver, { fileDiagnostics, sources });
+  return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);
 }

@@ -16,6 +16,7 @@ interface ValidateCliOptions {
   kubeconfig?: string | boolean;
   output: string;
   color?: boolean;
+  kroCompat?: boolean;
 }
 
 export function registerValidateCommand(program: Command): void {
@@ -29,15 +30,22 @@ export function registerValidateCommand(program: Command): void {
     .option('--kubeconfig [path]', 'read schemas from a live cluster (/openapi/v3)')
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--no-color', 'disable colours in text output')
+    .option(
+      '--no-kro-compat',
+      "accept kgraph's CEL extensions that kro rejects (the manifest then fails in kro)",
+    )
     .action(async (paths: string[], opts: ValidateCliOptions) => {
       if (opts.output !== 'text' && opts.output !== 'json')
         throw new Error(`unknown output format '${opts.output}'`);
       let result: ValidateResult;
       if (opts.kubeconfig !== undefined) {
         const live = liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
-        result = await validatePathsLive(paths, live, { crdFiles: opts.crd });
+        result = await validatePathsLive(paths, live, {
+          crdFiles: opts.crd,
+          kroCompat: opts.kroCompat !== false,
+        });
       } else {
-        result = validatePaths(paths, { crdFiles: opts.crd });
+        result = validatePaths(paths, { crdFiles: opts.crd, kroCompat: opts.kroCompat !== false });
       }
       if (opts.output === 'json') {
         const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);

@@ -6,6 +6,7 @@
  *   # kgraph: accepted|rejected     what kgraph says with its defaults (kro compatibility on)
  *   # warn: CODE LINE:COL           a warning kgraph must report (any number)
  *   # error: CODE LINE:COL          an error kgraph must report (any number)
+ *   # no-kro-compat: accepted       kgraph's verdict with --no-kro-compat (its documented extensions)
  *
  * With the defaults, kgraph's verdict must equal kro's: a manifest kgraph accepts must work in kro.
  */
@@ -21,6 +22,7 @@ const dir = join(import.meta.dirname, 'compat');
 interface Expect {
   kro: 'accepted' | 'rejected';
   kgraph: 'accepted' | 'rejected';
+  extended?: 'accepted' | 'rejected';
   diagnostics: { severity: 'warning' | 'error'; code: string; at: string }[];
 }
 
@@ -36,7 +38,8 @@ function expectations(text: string): Expect[] {
       at: m[3]!,
     }));
     assert.ok(kro === 'accepted' || kro === 'rejected', 'each document states kro: accepted|rejected');
-    return { kro, kgraph: kgraph as Expect['kgraph'], diagnostics };
+    const extended = header('no-kro-compat') as Expect['extended'];
+    return { kro, kgraph: kgraph as Expect['kgraph'], diagnostics, ...(extended ? { extended } : {}) };
   });
 }
 
@@ -69,6 +72,14 @@ describe('kro parity fixtures', () => {
           ),
           `expected ${want.severity} ${want.code} at ${want.at}; got:\n${all.map(show).join('\n')}`,
         );
+      }
+      if (expected.some((e) => e.extended)) {
+        const extended = validatePaths([file], { kroCompat: false });
+        extended.objects.forEach((o, i) => {
+          const e = expected[i]!;
+          const verdict = o.accepted ? 'accepted' : 'rejected';
+          assert.equal(verdict, e.extended ?? e.kgraph, `${o.name} with --no-kro-compat`);
+        });
       }
       // Every error kgraph reports is one the fixture expects.
       for (const d of all.filter((x) => x.severity === 'error')) {
