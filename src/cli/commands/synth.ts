@@ -29,6 +29,8 @@ export interface SynthCommandResult {
   readonly documents: string[];
   readonly files: string[];
   readonly diagnostics: Diagnostic[];
+  /** The release name the input declares: its one instance's name (the package name by default), else the cluster's name. */
+  readonly releaseName?: string;
 }
 
 type InstanceFile = Omit<InstanceDef, 'package'> & { package?: Package };
@@ -114,7 +116,9 @@ export async function runSynth(
       files.push(path);
     });
   }
-  return { documents, files, diagnostics: result.diagnostics };
+  const instanceNames = Object.keys(def.instances ?? {});
+  const releaseName = instanceNames.length === 1 ? instanceNames[0] : def.name;
+  return { documents, files, diagnostics: result.diagnostics, ...(releaseName ? { releaseName } : {}) };
 }
 
 function graphName(def: ClusterDef): string {
