@@ -4,6 +4,7 @@ export * from './deployer.ts';
 export * from './inventory.ts';
 export * from './jobs.ts';
 export * from './load.ts';
+export * from './outDir.ts';
 export * from './ownership.ts';
 export * from './plan.ts';
 export * from './progress.ts';

@@ -48,7 +48,7 @@ describe('kgraph synth', () => {
   it('-o DIR writes one YAML file per object, numbered in apply order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kgraph-synth-'));
     try {
-      const r = await runSynth(example, { cluster, output: dir });
+      const r = await runSynth(example, { cluster, outDir: dir });
       const files = readdirSync(dir).sort();
       assert.equal(files.length, r.documents.length);
       assert.match(files[0]!, /^001-namespace-shop\.yaml$/);
