@@ -1,11 +1,12 @@
 /**
  * `kgraph up` / `kgraph down`: the newcomer's path. `up` starts (or reuses) the local control plane,
  * installs the Graph CRD, runs the Graph controller, applies the examples, waits for the Graphs to
- * converge with a progress display, prints what they created and how to explore it, and keeps the
- * controller in the foreground until Ctrl-C. With `--detach`, the first convergence still runs under
- * the in-process controller (its queue tells exactly when everything was reconciled, which a Graph's
- * conditions alone cannot on a reused data dir), then a background `kgraph controller` takes over and
- * `up` returns. `down` stops the controller started by `up` (either mode) and the control plane.
+ * converge with a progress display, prints what they created and how to explore it, and returns with
+ * the controller left running in the background (so the README's next command can run in the same
+ * shell). The first convergence runs under an in-process controller (its queue tells exactly when
+ * everything was reconciled, which a Graph's conditions alone cannot on a reused data dir), then a
+ * background `kgraph controller` takes over. `--foreground` keeps the in-process controller until
+ * Ctrl-C instead. `down` stops the controller started by `up` (either mode) and the control plane.
  *
  * The controller's pid is recorded in `<data-dir>/controller.pid`, so a second `up` on the same data
  * dir reuses the running controller instead of starting a rival, and `down` knows what to stop.
@@ -22,7 +23,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { Listr } from 'listr2';
 import pino from 'pino';
 import YAML from 'yaml';
@@ -44,8 +45,12 @@ export interface UpCliOptions {
   objects: string;
   timeout: string;
   controller: boolean;
-  detach?: boolean;
+  /** Keep the controller in this process until Ctrl-C instead of handing it to a background one. */
+  foreground?: boolean;
 }
+
+/** How the printed hints run the CLI: `npx kgraph` works after `npm ci`, a bare `kgraph` only when installed globally. */
+export const CLI = 'npx kgraph';
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers (exported for unit tests)
@@ -244,7 +249,7 @@ export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, 
   lines.push(
     '  (examples/README.md has edits to try: flip includeWhen, grow a forEach, label a namespace)',
     '',
-    `Stop everything with: kgraph down${defaultDir ? '' : ` --data-dir ${dataDir}`}`,
+    `Stop everything with: ${CLI} down${defaultDir ? '' : ` --data-dir ${dataDir}`}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -475,9 +480,9 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     else if (existing) {
       mode = 'existing';
       out(`a controller started by an earlier \`kgraph up\` is running (pid ${existing.pid}); reusing it`);
-    } else mode = opts.detach ? 'detached' : 'in-process';
+    } else mode = opts.foreground ? 'in-process' : 'detached';
     if (mode === 'in-process' || mode === 'detached') {
-      // With --detach too, the first convergence runs under an in-process controller, whose queue
+      // Detached too, the first convergence runs under an in-process controller, whose queue
       // tells exactly when everything was reconciled; the background process takes over after.
       controller = new GraphController({
         client: connect(ready.kubeconfig),
@@ -504,7 +509,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       out(formatReport(observed, ready.kubeconfig, dataDir));
       out(
         `no controller was started (--no-controller): the Graphs are applied but nothing reconciles them.\n` +
-          `run one with: kgraph controller --kubeconfig ${ready.kubeconfig}`,
+          `run one with: ${CLI} controller --kubeconfig ${ready.kubeconfig}`,
       );
       return 0;
     }
@@ -536,7 +541,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     if (mode !== 'in-process') return 0;
 
     out('The controller keeps reconciling: edit the examples or the cluster and watch it follow.');
-    out('Press Ctrl-C to stop the controller (the control plane keeps running; `kgraph down` stops both).');
+    out(`Press Ctrl-C to stop the controller (the control plane keeps running; \`${CLI} down\` stops both).`);
     const signal = await waitForSignal();
     out(`${signal}: stopping the controller…`);
     return 0;
@@ -569,7 +574,9 @@ export function registerUpCommands(program: Command): void {
     )
     .option('--timeout <duration>', 'how long to wait for the Graphs to become Ready', '2m')
     .option('--no-controller', 'do not run the controller (apply only)')
-    .option('--detach', 'run the controller as a background process and return once converged')
+    .option('--foreground', 'keep the controller in this process until Ctrl-C instead of returning')
+    // The old opt-in for what is now the default; still accepted.
+    .addOption(new Option('--detach').hideHelp())
     .action(async (opts: UpCliOptions) => {
       const code = await runUp(opts);
       // Nothing may keep a finished `up` alive (renderer timers, keep-alive sockets); stdout to a
