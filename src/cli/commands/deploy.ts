@@ -16,6 +16,7 @@ import { KgraphError } from '../../diag/diagnostic.ts';
 import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { Manifest } from '../../sdk/index.ts';
+import { parseDuration } from '../duration.ts';
 import { runSynth } from './synth.ts';
 
 interface DeployCliOptions {
@@ -37,19 +38,12 @@ interface DeployCliOptions {
   output: 'text' | 'json';
 }
 
-function parseDuration(s: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
-  if (!m) throw new Error(`--timeout: bad duration "${s}" (use e.g. 90s, 10m)`);
-  const n = Number(m[1]);
-  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000);
-}
-
 /** Checks the options that need no cluster, before anything is synthesized or applied. */
 export function checkDeployOptions(opts: Pick<DeployCliOptions, 'output' | 'timeout'>): number {
   if (opts.output !== 'text' && opts.output !== 'json') {
     throw new Error(`unknown output format "${opts.output}" (use text or json)`);
   }
-  return parseDuration(opts.timeout);
+  return parseDuration(opts.timeout, '--timeout');
 }
 
 /**

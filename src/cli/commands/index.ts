@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCelCommand } from './cel.ts';
 import { registerClusterCommands } from './cluster.ts';
+import { registerCompletionCommand } from './completion.ts';
 import { registerControllerCommand } from './controller.ts';
 import { registerCrdCommand } from './crd.ts';
 import { registerDeployCommand } from './deploy.ts';
@@ -10,6 +11,7 @@ import { registerRenderCommand } from './render.ts';
 import { registerSynthCommand } from './synth.ts';
 import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
+import { registerVersionCommand } from './version.ts';
 
 /**
  * One line per command module. Each module exports a `register…(program)` function
@@ -27,4 +29,7 @@ export function registerCommands(program: Command): void {
   registerInstallCommand(program);
   registerControllerCommand(program);
   registerUpCommands(program);
+  registerVersionCommand(program);
+  // Last: it completes every command registered before it.
+  registerCompletionCommand(program);
 }

@@ -35,6 +35,7 @@ import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devC
 import { repoRoot } from '../../kube/localControlPlane.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import { isRecord, type KubeObject } from '../../kube/types.ts';
+import { parseDuration } from '../duration.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
 const GRAPH_API_VERSION = 'kro.run/v1alpha1';
@@ -55,15 +56,8 @@ export const CLI = 'npx kgraph';
 // ---------------------------------------------------------------------------------------------
 // Pure helpers (exported for unit tests)
 
-/** Parses `2m`, `90s`, `1500ms`, `1h` or a bare number of seconds into milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new KgraphError('KG6080', `invalid duration "${text}" (use e.g. 90s, 2m, 1500ms)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
-  return Math.round(n * factor);
-}
+/** The one duration parser (`src/cli/duration.ts`), re-exported for the up tests. */
+export { parseDuration };
 
 export interface LoadedDocument {
   file: string;
@@ -455,7 +449,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   const out = (s: string): void => {
     process.stdout.write(`${s}\n`);
   };
-  const timeoutMs = parseDuration(opts.timeout);
+  const timeoutMs = parseDuration(opts.timeout, '--timeout');
   const dataDir = resolve(opts.dataDir);
   const docs = [...loadDocuments(resolve(opts.objects)), ...loadDocuments(resolve(opts.examples))];
   const plan = planDocuments(docs);

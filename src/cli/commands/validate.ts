@@ -43,7 +43,7 @@ export function registerValidateCommand(program: Command): void {
         const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       } else {
-        const color = opts.color !== false && process.stdout.isTTY === true;
+        const color = opts.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
         process.stdout.write(
           formatTextReport(result.objects, result.fileDiagnostics, result.sources, { color }),
         );

@@ -20,6 +20,7 @@ describe('kgraph deploy options', () => {
     assert.equal(checkDeployOptions({ output: 'text', timeout: '10m' }), 600_000);
     assert.equal(checkDeployOptions({ output: 'json', timeout: '90' }), 90_000);
     assert.equal(checkDeployOptions({ output: 'text', timeout: '250ms' }), 250);
+    assert.equal(checkDeployOptions({ output: 'text', timeout: '1h30m' }), 5_400_000, 'compound, as kubectl');
   });
 
   it('refuses an unknown -o format and a bad --timeout', () => {
@@ -29,7 +30,7 @@ describe('kgraph deploy options', () => {
     );
     assert.throws(
       () => checkDeployOptions({ output: 'text', timeout: 'abc' }),
-      /--timeout: bad duration "abc"/,
+      /--timeout: invalid duration "abc" \(use e\.g\. 90s, 2m, 1h30m, 1500ms\)/,
     );
   });
 
