@@ -17,6 +17,7 @@ import {
 import { DEFAULT_FIELD_MANAGER } from './deployer.ts';
 import { entryKey, inventoryEntries, inventoryRef, readInventory } from './inventory.ts';
 import { checkDeployName } from './ownership.ts';
+import { kubectlName } from './progress.ts';
 
 export type PlanAction = ObjectAction;
 
@@ -77,16 +78,22 @@ export async function planDeploy(
     fieldManager: opts.fieldManager ?? DEFAULT_FIELD_MANAGER,
     force: opts.force ?? false,
   };
+  const keyOf = new Map(
+    plan.map((p) => [
+      p.key,
+      entryKey({
+        apiVersion: p.manifest.apiVersion,
+        kind: p.manifest.kind,
+        namespace: p.manifest.metadata.namespace,
+        name: p.manifest.metadata.name,
+      }),
+    ]),
+  );
   for (const [order, p] of plan.entries()) {
     const w = p.dependsOn.reduce((m, d) => Math.max(m, (wave.get(d.key) ?? 0) + 1), 0);
     wave.set(p.key, w);
-    const key = entryKey({
-      apiVersion: p.manifest.apiVersion,
-      kind: p.manifest.kind,
-      namespace: p.manifest.metadata.namespace,
-      name: p.manifest.metadata.name,
-    });
-    const base = { key, wave: w, order, dependsOn: p.dependsOn.map((d) => d.key) };
+    const key = keyOf.get(p.key)!;
+    const base = { key, wave: w, order, dependsOn: p.dependsOn.map((d) => keyOf.get(d.key) ?? d.key) };
     let live: KubeObject | undefined;
     try {
       live = p.import
@@ -131,13 +138,13 @@ export async function planDeploy(
 export function formatPlan(plan: DeployPlan): string {
   const lines = plan.steps.map(
     (s) =>
-      `  wave ${s.wave}  ${s.action.padEnd(15)} ${s.key}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.join(', ')}` : ''}`,
+      `  wave ${s.wave}  ${s.action.padEnd(15)} ${kubectlName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(kubectlName).join(', ')}` : ''}`,
   );
   const pruned = plan.prune.filter((p) => p.action === 'prune');
   const prune = plan.prune.map(
     (p) =>
       `  ${p.action === 'prune' ? 'prune' : p.action === 'gone' ? 'forget' : 'keep'}`.padEnd(25) +
-      ` ${p.key}${p.detail ? `  (${p.detail})` : ''}`,
+      ` ${kubectlName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
   );
   const notes = [
     ...(plan.pruneNeedsConfirmation

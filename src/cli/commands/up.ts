@@ -29,6 +29,7 @@ import pino from 'pino';
 import YAML from 'yaml';
 import { GraphController } from '../../controller/controller.ts';
 import { installGraphCrd, waitForCrd } from '../../controller/crd.ts';
+import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { connect } from '../../kube/connect.ts';
 import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
@@ -352,10 +353,25 @@ async function waitWithProgress(
 ): Promise<{ graphs: KubeObject[]; converged: boolean }> {
   const started = Date.now();
   if (!tty) {
-    return waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
-      const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
-      write(`${secs}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
-    });
+    // One line per change, and a heartbeat naming what is still awaited every 10 s without one.
+    const waiting = new Map<string, string>();
+    let last = Date.now();
+    const secs = () => ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+    const beat = setInterval(() => {
+      if (Date.now() - last < HEARTBEAT_MS - 50 || waiting.size === 0) return;
+      write(`${secs()}s still   waiting for ${[...waiting].map(([k, s]) => `Graph ${k} (${s})`).join(', ')}`);
+      last = Date.now();
+    }, 1000);
+    try {
+      return await waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
+        if (p.ready) waiting.delete(key);
+        else waiting.set(key, p.summary);
+        write(`${secs()}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
+        last = Date.now();
+      });
+    } finally {
+      clearInterval(beat);
+    }
   }
   const tasks = new Map<string, { update: (p: GraphProgress) => void; finish: (ok: boolean) => void }>();
   const latest = new Map<string, GraphProgress>();

@@ -79,7 +79,7 @@ describe('kgraph deploy: release names and ownership', () => {
     // The mistake the names guard against: billing deployed under orders' name.
     const reused = kgraph('deploy', billingPkg, '--no-wait', '--name', orders);
     assert.equal(reused.status, 1, reused.all);
-    assert.match(reused.stderr, new RegExp(`would prune 2 object\\(s\\)[^]*v1/ConfigMap/${orders}/orders-a`));
+    assert.match(reused.stderr, new RegExp(`would prune 2 object\\(s\\)[^]*configmap/orders-a -n ${orders}`));
     assert.match(reused.stderr, /KG7106: this is the first prune under the name .* --yes/);
     assert.ok(await client.getOrUndefined(cm(orders, 'orders-a')), 'nothing pruned without confirmation');
     assert.equal(
@@ -188,7 +188,7 @@ describe('kgraph deploy --dry-run is what the run does', () => {
     await client.patch(cm(ns, 'settings'), { data: { level: 'debug' } }, { fieldManager: 'kubectl-edit' });
     const conflicted = kgraph('deploy', v2, ...common, '--dry-run');
     assert.equal(conflicted.status, 1, conflicted.all);
-    assert.match(conflicted.stdout, new RegExp(`conflict\\s+v1/ConfigMap/${ns}/settings.*kubectl-edit`));
+    assert.match(conflicted.stdout, new RegExp(`conflict\\s+configmap/settings -n ${ns}.*kubectl-edit`));
     await client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: role });
   });
 });
