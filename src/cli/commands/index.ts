@@ -9,6 +9,7 @@ import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
 import { registerSynthCommand } from './synth.ts';
+import { registerUiCommand } from './ui.ts';
 import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
 import { registerVersionCommand } from './version.ts';
@@ -29,6 +30,7 @@ export function registerCommands(program: Command): void {
   registerInstallCommand(program);
   registerControllerCommand(program);
   registerUpCommands(program);
+  registerUiCommand(program);
   registerVersionCommand(program);
   // Last: it completes every command registered before it.
   registerCompletionCommand(program);
