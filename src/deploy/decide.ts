@@ -6,6 +6,7 @@
  * same protection and ownership rules for prunes. Only server-side dry runs and GETs
  * happen here; nothing is written.
  */
+import { NoKindMatchError } from '../kube/discovery.ts';
 import { isApiError } from '../kube/errors.ts';
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -16,6 +17,14 @@ import { decideJob, jobSpecHash, SPEC_HASH } from './jobs.ts';
 import { ownerOf, stampOwner } from './ownership.ts';
 
 export const HASH_ANNOTATION = 'kix.run/hash';
+
+/** The kind is not served (yet: its CRD is applied in this run; or no more: its CRD was deleted). */
+export function isNoKind(err: unknown): boolean {
+  return (
+    err instanceof NoKindMatchError ||
+    (err instanceof Error && /no kind|NoKindMatch|not found in discovery/i.test(err.message))
+  );
+}
 
 export type ObjectAction =
   | 'create'

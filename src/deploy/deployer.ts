@@ -10,7 +10,7 @@ import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { type Manifest, type PlannedObject, planOrder } from '../sdk/index.ts';
 import { cededPaths, ownedByOthers, payloadAt, stripCeded, valueAt } from './cede.ts';
-import { decideObject, decidePrunes, intentOf, keepsEntry, type PruneDecision } from './decide.ts';
+import { decideObject, decidePrunes, intentOf, isNoKind, keepsEntry, type PruneDecision } from './decide.ts';
 import {
   entryKey,
   type InventoryEntry,
@@ -329,8 +329,7 @@ export class Deployer {
       return await this.client.getOrUndefined(this.target(m));
     } catch (err) {
       // The kind may not be served yet (a CR whose CRD was just created).
-      if (err instanceof Error && /no kind|NoKindMatch|not found in discovery/i.test(err.message))
-        return undefined;
+      if (isNoKind(err)) return undefined;
       throw err;
     }
   }

@@ -11,6 +11,7 @@ import {
   decideObject,
   decidePrunes,
   FAILING_ACTIONS,
+  isNoKind,
   type ObjectAction,
   type PruneAction,
 } from './decide.ts';
@@ -46,8 +47,6 @@ export interface DeployPlan {
   /** The run would fail (a conflict, a refused Job, an object owned by another deploy, an unknown kind). */
   fails: boolean;
 }
-
-const NO_KIND = /no kind|NoKindMatch|not found in discovery/i;
 
 function definesKind(manifests: readonly Manifest[], apiVersion: string, kind: string): boolean {
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
@@ -106,7 +105,7 @@ export async function planDeploy(
           });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (NO_KIND.test(message) && definesKind(manifests, p.manifest.apiVersion, p.manifest.kind)) {
+      if (isNoKind(err) && definesKind(manifests, p.manifest.apiVersion, p.manifest.kind)) {
         steps.push({ ...base, action: 'create', detail: 'its CRD is created first' });
       } else steps.push({ ...base, action: 'unknown-kind', detail: message });
       continue;
