@@ -248,7 +248,8 @@ describe('kgraph up / down', () => {
       await eventually(
         'debug ConfigMap from the background controller',
         async () => ((await get(c, 'v1', 'ConfigMap', NS, 'showcase-debug')) ? true : undefined),
-        30_000,
+        // The background process boots the CLI through tsx first: slow on a loaded machine.
+        120_000,
       );
     } finally {
       c.close();
