@@ -68,7 +68,7 @@ export async function runValidate(paths: string[], opts: ValidateCliOptions): Pr
     const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
     stdout = `${JSON.stringify(report, null, 2)}\n`;
   } else {
-    const color = opts.color !== false && process.stdout.isTTY === true;
+    const color = opts.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
     stdout = formatTextReport(result.objects, result.fileDiagnostics, result.sources, { color });
   }
   const fileErrors = result.fileDiagnostics.some((d) => d.severity === 'error');
