@@ -129,17 +129,18 @@ function installTimeFixes(): void {
   );
   overrideFunction(
     `duration(string): ${DUR}`,
+    // Go's time.ParseDuration accepts a bare zero ("0", "+0", "-0") without a unit; cel-go and kro do too.
+    // The engine's parser scans with an unanchored regex that backtracks cubically on a long string
+    // without a unit (seconds for 10 kB): reject what it would reject, in linear time, first.
     (original) =>
       ((s: string) => {
-        // The engine's parser scans with an unanchored regex that backtracks cubically on a long
-        // string without a unit (seconds for 10 kB): reject what it would reject, in linear time.
         if (!durationSyntaxOk(s)) {
           throw engineError(
             'invalid_duration',
             `Invalid duration string: ${s.length > 64 ? `${s.slice(0, 64)}…` : s}`,
           );
         }
-        return checkDuration((original as (s: string) => unknown)(s));
+        return checkDuration((original as (s: string) => unknown)(/^[-+]?0$/.test(s) ? '0s' : s));
       }) as never,
   );
 }
