@@ -134,6 +134,10 @@ export const FUNCTION_COSTS: Readonly<Record<string, CostRule>> = {
   prefixLength: constant(1),
   containsIP: { formula: '5 + ⌈m/8⌉', cost: (a) => 5 + slow(typeof a[1] === 'string' ? arg(a, 1) : 0) },
   containsCIDR: { formula: '5 + ⌈m/8⌉', cost: (a) => 5 + slow(typeof a[1] === 'string' ? arg(a, 1) : 0) },
+  condition: {
+    formula: '1 + size(v) + ⌈s/64⌉ (runtime.condition(v, s))',
+    cost: (a) => 1 + scanCost(a[1]) + native(arg(a, 2)),
+  },
   seededInt: { formula: '2 + ⌈s/64⌉ (seed s)', cost: (a) => 2 + native(arg(a, 3)) },
 
   // ── conversions and parsers ─────────────────────────────────────────────

@@ -86,9 +86,15 @@ function decorate<T extends Declaration | false | null>(d: T): T {
     const decl = d as HandlerDeclaration;
     const key = decl.operator ?? decl.name ?? decl.signature;
     let byName = wrappedHandlers.get(d.handler);
-    if (byName === undefined) wrappedHandlers.set(d.handler, (byName = new Map()));
+    if (byName === undefined) {
+      byName = new Map();
+      wrappedHandlers.set(d.handler, byName);
+    }
     let handler = byName.get(key);
-    if (handler === undefined) byName.set(key, (handler = decorator(decl)));
+    if (handler === undefined) {
+      handler = decorator(decl);
+      byName.set(key, handler);
+    }
     const copy = Object.assign(Object.create(Object.getPrototypeOf(d) as object) as object, d, {
       handler,
     }) as unknown as Declaration;

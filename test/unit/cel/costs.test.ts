@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { baseEnvironment } from '../../../src/cel/index.ts';
 import { costTableMarkdown, FUNCTION_COSTS } from '../../../src/cel/costs.ts';
+import { baseEnvironment } from '../../../src/cel/index.ts';
 
 const docs = join(import.meta.dirname, '../../../docs/cel.md');
 
