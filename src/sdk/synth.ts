@@ -14,6 +14,7 @@ import { evaluateInstance, type PackageView } from './package.ts';
 import { nodeOf } from './resource.ts';
 import { makeScope, type Scope, type ScopeOptions } from './scope.ts';
 import { checkTargetedSelector } from './selectors.ts';
+import { checkStatefulSetServices } from './statefulSetService.ts';
 import type { Json, Manifest } from './values.ts';
 import { pdbSelects } from './workloads.ts';
 
@@ -174,7 +175,9 @@ export function finalize(build: Build): SynthResult {
     for (const n of m.ctx.order) addNode(n);
     for (const n of node.structural) addNode(n);
     for (const r of node.requires) {
-      if (m.ctx.order.has(r)) {
+      // A ref's manifest is a description of an object created elsewhere (an operator's Service), not
+      // something kgraph applies: `requires` is how it waits for the operator's resource, never redundant.
+      if (m.ctx.order.has(r) && !node.isImport) {
         build.warn(
           SdkCode.redundantRequires,
           `${node.label}: redundant requires: ${r.label} is already referenced through .out in the manifest`,
@@ -188,6 +191,7 @@ export function finalize(build: Build): SynthResult {
   }
   if (errors.length > 0) throw errorFrom(errors);
   for (const node of build.nodes) checkTargetedSelector(node);
+  checkStatefulSetServices(build);
 
   // 2. order
   // Ordering also puts a Namespace of the build before the objects it contains (not an annotation:

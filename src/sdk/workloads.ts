@@ -5,18 +5,13 @@
  */
 import { objectKey, type ResNode } from './build.ts';
 import { type AvailabilityLevel, availabilityLevels } from './cluster.ts';
-import { isKStr, type Str } from './context.ts';
+import { isKStr, lazy, type Str } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
-import {
-  type CommonArgs,
-  createResource,
-  isResource,
-  nodeOf,
-  type ScopeState,
-  type Workload,
-} from './resource.ts';
+import { isPendingPart, resolvePendingPart } from './pendingPart.ts';
+import { type CommonArgs, createResource, isResource, type ScopeState, type Workload } from './resource.ts';
 import { checkSpreadSelectors } from './selectors.ts';
+import { headlessServiceName } from './statefulSetService.ts';
 import {
   asArr,
   asObj,
@@ -186,35 +181,16 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     delete podSpec.serviceAccount;
   }
 
-  // 3. headlessService shorthand (StatefulSet)
+  // 3. headlessService shorthand (StatefulSet): serviceName as a plain string, so no edge and no cycle
+  // with the Service's selector. The Service may still be under construction (it reads this StatefulSet's
+  // out.selector): then the name is filled in at synth.
   if (kind === 'StatefulSet' && spec.headlessService !== undefined && spec.headlessService !== null) {
     const svc = spec.headlessService;
-    const svcNode = nodeOf(svc);
-    const where = { node: key, path: 'spec.headlessService' };
-    if (!isResource(svc) || !svcNode || svc.kind !== 'Service' || svc.apiVersion !== 'v1') {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: spec.headlessService must be a v1 Service resource`,
-        where,
-      );
-    }
-    if (svc.namespace !== st.namespaceName) {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: headless Service ${svc.name} is in namespace ${svc.namespace}, not ${st.namespaceName}`,
-        where,
-      );
-    }
-    const clusterIP = asText(asObj(svcNode.draft.spec)?.clusterIP);
-    if (clusterIP !== 'None') {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: Service ${svc.name} is not headless (clusterIP must be "None")`,
-        where,
-      );
-    }
-    spec.serviceName = svc.name; // plain string: no edge (avoids a cycle with the Service's selector)
+    const where = { label, key, namespace: st.namespaceName };
     delete spec.headlessService;
+    spec.serviceName = isPendingPart(svc)
+      ? (lazy(() => headlessServiceName(resolvePendingPart(svc), where, true)) as unknown as Value)
+      : headlessServiceName(svc, where, true);
   }
 
   // 4. availability spread and PDB request
