@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { OpenApiSchema } from '../../cel/types/openapi.ts';
 import { builtinKindResolver } from '../../graph/builtinKinds.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
@@ -21,6 +21,7 @@ import { type RenderOutput, simulate } from '../../runtime/simulate.ts';
 import { type PlainValue, stringifyLossless } from '../../runtime/values.ts';
 import { generateCrdFromSchemaSection } from '../../schema/crd/generate.ts';
 import { createSchemaResolver, toKindLookup } from '../../schema/sources/resolver.ts';
+import { writeYaml } from '../../yaml/writeYaml.ts';
 
 export interface RenderOptions {
   instance?: string;
@@ -187,7 +188,7 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   const text =
     opts.output === 'json'
       ? `${stringifyLossless(simulated.output as unknown as PlainValue)}\n`
-      : stringifyYaml(simulated.output, { aliasDuplicateObjects: false });
+      : writeYaml(simulated.output);
   for (const e of simulated.result.statusErrors) {
     err(`kgraph: status field ${e.field}: ${e.message}\n`);
   }

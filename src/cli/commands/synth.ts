@@ -15,6 +15,7 @@ import {
   synth,
   toKroGraph,
 } from '../../sdk/index.ts';
+import { writeYaml } from '../../yaml/writeYaml.ts';
 
 export interface SynthCommandOptions {
   cluster?: string;
@@ -100,7 +101,7 @@ export async function runSynth(
     opts.as === 'graph'
       ? [{ name: 'graph.yaml', body: toKroGraph(result.build, opts.graphName ?? graphName(def)) }]
       : result.manifests.map((m: Manifest, i) => ({ name: fileName(i, m), body: m }));
-  const documents = docs.map((d) => YAML.stringify(d.body, { lineWidth: 0 }));
+  const documents = docs.map((d) => writeYaml(d.body));
   // Synth decodes every context marker; one left here would be a bug, never silently written.
   if (documents.some((d) => /[\uEA00-\uEA1F]/.test(d))) {
     throw new SdkError(SdkCode.markerCorrupted, 'internal: a context marker reached the output');
