@@ -30,6 +30,26 @@ export interface PdbRequest {
   readonly create: () => void;
 }
 
+/** A workload as network-policy derivation sees it (networkPolicy.ts). */
+export interface WorkloadRecord {
+  readonly node: ResNode;
+  /** The pod selector (plain text): `spec.selector.matchLabels`, else the pod-template labels. */
+  readonly selector: Readonly<Record<string, string>>;
+  /** Pod-template labels (plain text). */
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** Whether the pods resolve names through the cluster DNS (`dnsPolicy` unset or ClusterFirst). */
+  readonly clusterFirstDns: boolean;
+  /** `meta.network.intents` as authored. */
+  readonly intents: readonly unknown[];
+  /** Builds a namespaced object in the workload's scope (its instance labels and namespace). */
+  readonly createInScope: (a: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    spec: Record<string, unknown>;
+  }) => ResNode;
+}
+
 export interface ImportMarker {
   /** e.g. `service-ref-<instance>-<name>` */
   readonly name: string;
@@ -66,6 +86,8 @@ export class ResNode implements CtxNode {
   derived: Ctx | undefined;
   /** The part evaluation that built this node (see `Build.currentPart`). */
   part: object | undefined;
+  /** `factBehavior.endpoint`: how network-policy derivation treats endpoint facts through this object. */
+  endpointBehavior: 'conduct' | 'terminate' | undefined;
   constructor(a: {
     apiVersion: string;
     kind: string;
@@ -106,6 +128,7 @@ export class Build {
   readonly graphIds = new Set<string>();
   readonly imports: ImportMarker[] = [];
   readonly pdbRequests: PdbRequest[] = [];
+  readonly workloads: WorkloadRecord[] = [];
   /** The part evaluation under way: nodes built now belong to it and are dropped if it is retried. */
   currentPart: object | undefined;
   /** Namespace resources by name, created on first use. */
@@ -157,6 +180,8 @@ export class Build {
     this.imports.splice(0, this.imports.length, ...imports);
     const pdbs = this.pdbRequests.filter((r) => !dropped.has(r.workload));
     this.pdbRequests.splice(0, this.pdbRequests.length, ...pdbs);
+    const workloads = this.workloads.filter((w) => !dropped.has(w.node));
+    this.workloads.splice(0, this.workloads.length, ...workloads);
   }
 }
 

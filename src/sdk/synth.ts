@@ -10,6 +10,7 @@ import { type CtxNode, withStrictContext } from './context.ts';
 import { SdkCode, SdkError, sdkDiagnostic } from './errors.ts';
 import { identityHash } from './hash.ts';
 import { materialize } from './materialize.ts';
+import { synthesizeNetworkPolicies } from './networkPolicy.ts';
 import { evaluateInstance, type PackageView } from './package.ts';
 import { nodeOf } from './resource.ts';
 import { makeScope, type Scope, type ScopeOptions } from './scope.ts';
@@ -138,6 +139,7 @@ export function finalize(build: Build): SynthResult {
     );
     if (!existing) req.create();
   }
+  synthesizeNetworkPolicies(build);
 
   // 1. collect context
   const errors: Diagnostic[] = [];

@@ -8,8 +8,16 @@ import { type AvailabilityLevel, availabilityLevels } from './cluster.ts';
 import { isKStr, lazy, type Str } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
+import type { NetworkIntent } from './networkIntent.ts';
 import { isPendingPart, resolvePendingPart } from './pendingPart.ts';
-import { type CommonArgs, createResource, isResource, type ScopeState, type Workload } from './resource.ts';
+import {
+  type CommonArgs,
+  createResource,
+  isResource,
+  type ResourceArgs,
+  type ScopeState,
+  type Workload,
+} from './resource.ts';
 import { checkSpreadSelectors } from './selectors.ts';
 import { headlessServiceName } from './statefulSetService.ts';
 import {
@@ -47,6 +55,8 @@ export interface WorkloadArgs extends CommonArgs {
   spec: ValueObject;
   /** Caps the availability level this workload is spread for. */
   availability?: { max?: AvailabilityMax };
+  /** Declared traffic beyond what `.out` references imply (networkPolicy.ts). */
+  meta?: { network?: { intents?: readonly NetworkIntent[] } };
 }
 export type DaemonSetArgs = Omit<WorkloadArgs, 'availability'>;
 
@@ -268,9 +278,17 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     ) as Record<string, Str>),
   };
   const rawSelector = Object.freeze(textMap(selectorLabels));
+  const { meta, ...args } = a;
+  const intents = meta?.network?.intents ?? [];
+  if (!Array.isArray(intents)) {
+    throw new SdkError(SdkCode.networkIntent, `${label}: meta.network.intents must be a list`, {
+      node: key,
+      path: 'meta.network.intents',
+    });
+  }
   const { node, resource } = createResource(
     st,
-    { ...a, apiVersion, kind, spec },
+    { ...args, apiVersion, kind, spec },
     {
       namespaced: true,
       extraLabels,
@@ -282,6 +300,14 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
       resourceExtra: { rawSelector },
     },
   );
+  st.build.workloads.push({
+    node,
+    selector: rawSelector,
+    podLabels: textMap(templateMeta.labels),
+    clusterFirstDns: dnsPolicy === undefined || dnsPolicy === 'ClusterFirst',
+    intents,
+    createInScope: (p) => createResource(st, p as ResourceArgs, { namespaced: true }).node,
+  });
   if (spreadEligible) {
     const podLabels = textMap(templateMeta.labels);
     st.build.pdbRequests.push({
