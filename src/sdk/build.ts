@@ -3,6 +3,7 @@
  * derived-PDB requests. `finalize` (synth.ts) turns it into ordered manifests.
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import type { ChartRenderer } from './chart.ts';
 import type { ResolvedCluster } from './cluster.ts';
 import type { Ctx, CtxNode } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';
@@ -133,6 +134,8 @@ export class Build {
   currentPart: object | undefined;
   /** Namespace resources by name, created on first use. */
   readonly namespaceNodes = new Map<string, unknown>();
+  /** Renders Helm charts for `scope.helm.importChart` (injected: synth itself does no I/O). */
+  chartRenderer: ChartRenderer | undefined;
   /** Root resource of the instance providing a role (`dns`, `loadBalancer`), once built. */
   readonly roleNodes = new Map<string, ResNode>();
   finalized = false;

@@ -58,6 +58,7 @@ export const SdkCode = {
   networkIntent: 'KG7070',
   networkPolicyKind: 'KG7071',
   networkPolicy: 'KG7072',
+  chart: 'KG7073',
 } as const;
 
 export type SdkCodeValue = (typeof SdkCode)[keyof typeof SdkCode];

@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { Build, type ImportMarker, type ResNode } from './build.ts';
+import type { ChartRenderer } from './chart.ts';
 import { type ClusterDef, type InstanceDef, resolveCluster } from './cluster.ts';
 import { type CtxNode, withStrictContext } from './context.ts';
 import { SdkCode, SdkError, sdkDiagnostic } from './errors.ts';
@@ -22,6 +23,8 @@ import { pdbSelects } from './workloads.ts';
 export interface SynthOptions {
   /** `marker` (default): plain template literals keep context through markers; `strict`: they throw. */
   tokens?: 'marker' | 'strict';
+  /** Renders charts for `scope.helm.importChart({ chart })` (src/helm: `binaryChartRenderer()`). */
+  chartRenderer?: ChartRenderer;
 }
 
 export interface DeployGraphNode {
@@ -56,6 +59,7 @@ export interface SynthResult {
 export function synth(def: ClusterDef, opts: SynthOptions = {}): SynthResult {
   return withStrictContext(opts.tokens === 'strict', () => {
     const build = new Build(resolveCluster(def));
+    build.chartRenderer = opts.chartRenderer;
     const instances = build.cluster.instances;
     const views = new Map<string, PackageView>();
     for (const name of instanceOrder(build, instances)) {
@@ -106,8 +110,9 @@ export interface Session {
   finalize(): SynthResult;
 }
 
-export function createSession(def: ClusterDef = {}): Session {
+export function createSession(def: ClusterDef = {}, opts: Pick<SynthOptions, 'chartRenderer'> = {}): Session {
   const build = new Build(resolveCluster(def));
+  build.chartRenderer = opts.chartRenderer;
   return {
     build,
     scope: (o) => makeScope(build, o),

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import YAML from 'yaml';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { binaryChartRenderer } from '../../helm/renderChart.ts';
 import {
   type ClusterDef,
   type InstanceDef,
@@ -96,7 +97,10 @@ export async function runSynth(
     if (!isPackage(inst.package))
       throw new SdkError(SdkCode.clusterDefinition, `instance ${name} has no package`);
   }
-  const result = synth(def, { tokens: opts.strict ? 'strict' : 'marker' });
+  const result = synth(def, {
+    tokens: opts.strict ? 'strict' : 'marker',
+    chartRenderer: binaryChartRenderer(),
+  });
   const docs: { name: string; body: unknown }[] =
     opts.as === 'graph'
       ? [{ name: 'graph.yaml', body: toKroGraph(result.build, opts.graphName ?? graphName(def)) }]

@@ -72,7 +72,7 @@ describe('YAML written by kgraph is read back unchanged by the API server (YAML 
     assert.ok(cmText, documents.join('---\n'));
     const applied = await dryRunApply(client, cmText);
     const data = applied.data as Record<string, string>;
-    lookalikes.forEach((s, i) => assert.equal(data[`v${i}`], s, `data.v${i}`));
+    for (const [i, s] of lookalikes.entries()) assert.equal(data[`v${i}`], s, `data.v${i}`);
     assert.equal(data.on, 'key-is-on', 'a data key "on" stays the key "on"');
     const labels = applied.metadata?.labels ?? {};
     assert.deepEqual([labels.enabled, labels.legacy, labels.short], ['yes', 'off', 'y']);
