@@ -111,6 +111,28 @@ export function widgetCrd(group: string): KubeObject {
   };
 }
 
+/** Waits until the named CRD is Established. */
+export async function waitCrdEstablished(
+  client: RestClient,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await eventually(
+    `CRD ${name} Established`,
+    async () => {
+      const got = await client.get({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name,
+      });
+      const conds =
+        (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+      return conds.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
+    },
+    timeoutMs,
+  );
+}
+
 /** Installs `widgetCrd` in a unique (or the given) group; waits until it is Established and discovery serves it. */
 export async function installWidgetCRD(
   client: RestClient,
@@ -122,20 +144,7 @@ export async function installWidgetCRD(
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }
-  await eventually(
-    'CRD Established',
-    async () => {
-      const got = await client.get({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        name: `widgets.${group}`,
-      });
-      const conds =
-        (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-      return conds.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
-    },
-    30_000,
-  );
+  await waitCrdEstablished(client, `widgets.${group}`);
   const apiVersion = `${group}/v1`;
   await eventually(
     'CRD in discovery',

@@ -147,11 +147,7 @@ describe('helm-render: Helm charts rendered by Helm', () => {
 });
 
 describe('scope.helm.importChart({ chart })', () => {
-  const importInto = (
-    o: Parameters<ReturnType<typeof createSession>['scope']>[0] extends infer _
-      ? Record<string, unknown>
-      : never,
-  ): SynthResult => {
+  const importInto = (o: Partial<ImportChartArgs>): SynthResult => {
     const session = createSession({}, { chartRenderer: binaryChartRenderer(binary) });
     const scope = session.scope({ instanceName: 'store', namespaceName: 'shop' });
     scope.helm.importChart({ chart: chartDir, ...o });
