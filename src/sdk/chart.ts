@@ -181,16 +181,13 @@ function importDocuments(st: ScopeState, docs: readonly RenderedChartDocument[])
       );
     }
     const { apiVersion, kind, metadata, spec, data, stringData, ...rest } = m;
-    const { name, namespace, labels, annotations, ...metaRest } = metadata;
+    const { name, namespace: _namespace, labels, annotations, ...metaRest } = metadata;
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
     const crd = crdScopes.get(`${group}/${kind}`);
     const namespaced = crd ? crd.namespaced : !clusterScopedKinds.has(kind);
-    const scopeState =
-      namespaced && typeof namespace === 'string' && namespace !== '' && namespace !== st.namespaceName
-        ? { ...st, namespaceName: namespace }
-        : st;
+    // As mkResource: a namespaced object always lands in the scope's namespace (seed A2).
     const { node, resource } = createResource(
-      scopeState,
+      st,
       {
         apiVersion,
         kind,
