@@ -4,6 +4,7 @@ import { registerClusterCommands } from './cluster.ts';
 import { registerControllerCommand } from './controller.ts';
 import { registerCrdCommand } from './crd.ts';
 import { registerDeployCommand } from './deploy.ts';
+import { registerGetCommand } from './get.ts';
 import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
@@ -27,4 +28,5 @@ export function registerCommands(program: Command): void {
   registerInstallCommand(program);
   registerControllerCommand(program);
   registerUpCommands(program);
+  registerGetCommand(program);
 }

@@ -106,7 +106,21 @@ describe('kgraph up / down', () => {
     assert.match(out, /installed CustomResourceDefinition graphs\.kro\.run/);
     assert.match(out, /controller running in this process/);
     assert.match(out, /applied {2}Graph kgraph-examples\/showcase/);
-    assert.match(out, /skipped {2}ResourceGraphDefinition webapp/);
+    assert.match(out, /installed CustomResourceDefinition resourcegraphdefinitions\.kro\.run/);
+    assert.match(out, /applied {2}ResourceGraphDefinition regionalconfig/);
+    assert.match(out, /active {3}ResourceGraphDefinition regionalconfig: serves RegionalConfig/);
+    assert.match(out, /applied {2}RegionalConfig kgraph-examples\/shop/);
+    // The instance's status converging, then instance → children.
+    assert.match(
+      out,
+      /RegionalConfig kgraph-examples\/shop {2}IN_PROGRESS|RegionalConfig kgraph-examples\/shop {2}ACTIVE/,
+    );
+    assert.match(
+      out,
+      /RegionalConfig kgraph-examples\/shop {2}ACTIVE {2}InstanceManaged=True GraphResolved=True ResourcesReady=True Ready=True/,
+    );
+    assert.match(out, /tierServices {2}ready/);
+    assert.match(out, /Service kgraph-examples\/shop-ap-south-api/);
     assert.match(out, /Graph kgraph-examples\/showcase {2}Ready\n/);
     assert.match(out, /Graph kgraph-examples\/namespace-decorator {2}Ready\n/);
     assert.match(out, /Graph kgraph-examples\/team-stamper {2}Ready\n/);
