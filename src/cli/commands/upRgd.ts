@@ -59,7 +59,7 @@ export async function applyRgdExamples(
       const r = await client.getOrUndefined({ ...RGD, name });
       if (stateOf(r) === 'Active' && readyOf(r)?.observedGeneration === r?.metadata.generation) {
         active.add(name);
-        const kind = (r?.spec as { schema?: { kind?: string } }).schema?.kind;
+        const kind = (r?.spec as { schema?: { kind?: string } } | undefined)?.schema?.kind;
         say(`active   ResourceGraphDefinition ${name}: serves ${kind}`);
       }
     }

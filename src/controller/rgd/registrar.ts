@@ -229,6 +229,14 @@ export class RgdRegistrar {
       };
     }
     const crd = generated.crd;
+    // The API server drops `priority: 0` (omitempty); applying it would never agree with what is stored.
+    for (const v of crd.spec.versions) {
+      v.additionalPrinterColumns = v.additionalPrinterColumns.map((c) => {
+        if (c.priority !== 0) return c;
+        const { priority: _zero, ...rest } = c;
+        return rest;
+      });
+    }
     const crdName = crd.metadata.name;
     crd.metadata.labels = {
       ...(crd.metadata.labels ?? {}),

@@ -67,9 +67,10 @@ describe('RGD instances', () => {
           },
           {
             // Ready-gated: the gate waits until its readyWhen holds; `after` waits for the gate to be ready.
+            // `data.open` is not in the template: an operator sets it (the controller does not own it).
             id: 'gate',
-            template: cm('${config.metadata.name}-gate', { open: 'no' }),
-            readyWhen: ['${gate.data.open == "yes"}'],
+            template: cm('${config.metadata.name}-gate', { kind: 'gate' }),
+            readyWhen: ['${gate.data.?open.orValue("") == "yes"}'],
           },
           { id: 'after', template: cm('${gate.metadata.name}-after', { x: 'y' }) },
         ],
@@ -84,7 +85,7 @@ describe('RGD instances', () => {
     const ws = waiting.status as Record<string, unknown>;
     assert.equal(ws.config, 'one-config');
     assert.equal(ws.tier, 'web', 'the default is applied');
-    assert.equal(ws.gate, 'no');
+    assert.equal(ws.gate, undefined, 'gate.data.open is not there yet: the field is left out');
     assert.equal(conditionOf(waiting, 'ResourcesReady')?.status, 'False');
     assert.equal(
       await getCm(client, f.ns, 'one-config-gate-after'),

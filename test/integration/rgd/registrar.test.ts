@@ -26,16 +26,11 @@ const crdTarget = (name: string) => ({
 });
 
 function specProps(crd: KubeObject | undefined): Record<string, { type?: string }> {
-  const v = (
-    crd?.spec as {
-      versions: {
-        schema: {
-          openAPIV3Schema: { properties: { spec: { properties: Record<string, { type?: string }> } } };
-        };
-      }[];
-    }
-  ).versions[0];
-  return v?.schema.openAPIV3Schema.properties.spec.properties ?? {};
+  type Versions = {
+    schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, { type?: string }> } } } };
+  }[];
+  const versions = (crd?.spec as { versions?: Versions } | undefined)?.versions;
+  return versions?.[0]?.schema.openAPIV3Schema.properties.spec.properties ?? {};
 }
 
 describe('RGD registrar', () => {

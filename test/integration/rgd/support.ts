@@ -140,8 +140,15 @@ export function instance(
   };
 }
 
+/** Applies an instance; the shared client's discovery may predate the kind's CRD, so it is refreshed once. */
 export async function applyInstance(client: RestClient, o: KubeObject): Promise<KubeObject> {
-  return client.apply(o, { fieldManager: 'test', force: true });
+  try {
+    return await client.apply(o, { fieldManager: 'test', force: true });
+  } catch (e) {
+    if (!(e instanceof Error && e.name === 'NoKindMatchError')) throw e;
+    client.discovery.invalidate(o.apiVersion);
+    return client.apply(o, { fieldManager: 'test', force: true });
+  }
 }
 
 export async function getInstance(
