@@ -9,6 +9,7 @@ import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
 import { registerSynthCommand } from './synth.ts';
+import { registerUiCommand } from './ui.ts';
 import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
 
@@ -29,4 +30,5 @@ export function registerCommands(program: Command): void {
   registerControllerCommand(program);
   registerUpCommands(program);
   registerGetCommand(program);
+  registerUiCommand(program);
 }
