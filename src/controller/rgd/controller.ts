@@ -52,6 +52,7 @@ export class RgdController {
   private crdInformer: Informer | undefined;
   private running: Promise<void> | undefined;
   private started = false;
+  private waitingForCrd: ReturnType<typeof setInterval> | undefined;
 
   constructor(opts: RgdControllerOptions) {
     this.opts = opts;
@@ -102,6 +103,33 @@ export class RgdController {
     if (this.started) return;
     this.started = true;
     if (this.opts.installCrd !== false) await installRgdCrd(this.client);
+    else if (!(await this.rgdApiServed())) {
+      // Without the RGD CRD there is nothing to serve yet; the Graph side must not wait for it.
+      this.log.warn('the ResourceGraphDefinition CRD is not installed (kgraph install); RGDs are served once it is');
+      this.waitingForCrd = setInterval(() => {
+        void this.rgdApiServed().then((served) => {
+          if (!served || !this.waitingForCrd) return;
+          clearInterval(this.waitingForCrd);
+          this.waitingForCrd = undefined;
+          void this.run().catch((e) => this.log.error({ err: String(e) }, 'rgd controller failed to start'));
+        });
+      }, 5_000);
+      return;
+    }
+    await this.run();
+  }
+
+  private async rgdApiServed(): Promise<boolean> {
+    this.client.discovery.invalidate(RGD_API_VERSION);
+    try {
+      await this.client.discovery.resolveKind(RGD_API_VERSION, 'ResourceGraphDefinition');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async run(): Promise<void> {
     const resyncMs = this.opts.resyncMs ?? 36_000_000;
     this.crdInformer = watchCRDs(this.client, {
       discovery: this.client.discovery,
@@ -159,11 +187,14 @@ export class RgdController {
     this.server.enqueueAll();
   }
 
+  /** Started and synced (or waiting for the RGD CRD to be installed: nothing to serve yet). */
   ready(): boolean {
-    return this.started && (this.rgdInformer?.hasSynced() ?? false);
+    return this.started && (this.waitingForCrd !== undefined || (this.rgdInformer?.hasSynced() ?? false));
   }
 
   async stop(): Promise<void> {
+    if (this.waitingForCrd) clearInterval(this.waitingForCrd);
+    this.waitingForCrd = undefined;
     await this.queue.shutdown();
     await this.running;
     await this.server.stopAll();
