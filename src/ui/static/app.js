@@ -213,8 +213,8 @@ function decorateDag(v) {
       const box = g.getBBox();
       const t = document.createElementNS(svgNs, 'text');
       t.setAttribute('class', 'count');
-      t.setAttribute('x', String(box.x + box.width - 3));
-      t.setAttribute('y', String(box.y + 11));
+      t.setAttribute('x', String(box.x + box.width));
+      t.setAttribute('y', String(box.y - 3));
       t.setAttribute('text-anchor', 'end');
       t.textContent = n.readyCount === n.count ? `×${n.count}` : `×${n.count} (${n.readyCount} ready)`;
       g.append(t);
