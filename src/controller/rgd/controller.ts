@@ -105,7 +105,9 @@ export class RgdController {
     if (this.opts.installCrd !== false) await installRgdCrd(this.client);
     else if (!(await this.rgdApiServed())) {
       // Without the RGD CRD there is nothing to serve yet; the Graph side must not wait for it.
-      this.log.warn('the ResourceGraphDefinition CRD is not installed (kgraph install); RGDs are served once it is');
+      this.log.warn(
+        'the ResourceGraphDefinition CRD is not installed (kgraph install); RGDs are served once it is',
+      );
       this.waitingForCrd = setInterval(() => {
         void this.rgdApiServed().then((served) => {
           if (!served || !this.waitingForCrd) return;
