@@ -43,6 +43,9 @@ var workloadControllers = []string{
 	"root-ca-certificate-publisher-controller",
 	"disruption-controller",
 	"pod-garbage-collector-controller",
+	// Removes the node.kubernetes.io/not-ready taint that admission puts on every new
+	// Node once KWOK reports it Ready (and would taint a node whose Lease stops).
+	"node-lifecycle-controller",
 }
 
 func controllerManagerArgs(kubeconfig string, certs pki, workloads bool) []string {

@@ -116,7 +116,7 @@ func ensureNodes(ctx context.Context, c kubernetes.Interface, shapes []nodeShape
 	return nil
 }
 
-// waitNodesReady returns once every node in shapes reports Ready=True.
+// waitNodesReady returns once every node in shapes is Ready and schedulable.
 func waitNodesReady(ctx context.Context, c kubernetes.Interface, shapes []nodeShape, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -137,7 +137,14 @@ func waitNodesReady(ctx context.Context, c kubernetes.Interface, shapes []nodeSh
 	}
 }
 
+// nodeReady: Ready=True and schedulable, i.e. the node-lifecycle controller has
+// removed the not-ready taint that admission puts on every new Node.
 func nodeReady(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady {
+			return false
+		}
+	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue

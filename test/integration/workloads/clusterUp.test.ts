@@ -1,12 +1,12 @@
 /**
  * `kgraph cluster up` runs workloads by default, for plain kubectl: the simulated nodes are listed
  * and `kubectl create deployment web --image=nginx --replicas=3` rolls out to 3/3 available.
- * `--no-workloads` is covered by the ready line: it reports no nodes. Starts its own planes in
- * temporary data dirs.
+ * (`--no-workloads` is covered by test/integration/cli/cluster.test.ts.) Starts its own plane in a
+ * temporary data dir.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -68,20 +68,5 @@ describe('kgraph cluster up with workloads', () => {
     assert.equal(rollout.status, 0, rollout.stdout + rollout.stderr);
     const ready = kubectl(dataDir, 'get', 'deployment', 'web', '--no-headers');
     assert.match(ready.stdout, /^web\s+3\/3\s+3\s+3\s/);
-  });
-
-  it('--no-workloads starts the API server and controllers without nodes', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-wl-off-'));
-    dirs.push(dataDir);
-    const up = kgraph(dataDir, 'cluster', 'up', '--no-workloads');
-    assert.match(up, /workloads: off/);
-    const ready = JSON.parse(readFileSync(join(dataDir, 'ready.json'), 'utf8')) as {
-      withWorkloads: boolean;
-      nodes: string[] | null;
-    };
-    assert.equal(ready.withWorkloads, false);
-    const nodes = kubectl(dataDir, 'get', 'nodes', '--no-headers');
-    assert.equal(nodes.status, 0, nodes.stderr);
-    assert.equal(nodes.stdout.trim(), '');
   });
 });
