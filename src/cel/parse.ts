@@ -1,7 +1,9 @@
+import { CelCode } from './codes.ts';
 import type { ASTNode } from './engine.ts';
 import type { CelEnvironment } from './environment.ts';
 import { baseEnvironment } from './environment.ts';
-import { type CelError, type CelResult, toCelError } from './errors.ts';
+import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
+import { astDepthExceeded, checkSourceNesting, MAX_NESTING_DEPTH, type NestingExcess } from './nesting.ts';
 import { rewriteSource } from './rewrite.ts';
 
 type EngineParseResult = ReturnType<CelEnvironment['engine']['parse']>;
@@ -30,10 +32,25 @@ export function mapError(error: CelError, toOriginal: (p: number) => number): Ce
   return { ...error, position, end };
 }
 
+function tooDeep(excess: NestingExcess): CelError {
+  return celError(
+    CelCode.ParseLimit,
+    'syntax',
+    `expression nested too deeply: more than ${MAX_NESTING_DEPTH} levels`,
+    excess.position,
+    excess.position + 1,
+  );
+}
+
 export function parse(source: string, env: CelEnvironment = baseEnvironment()): CelResult<ParsedExpression> {
+  // Before the rewrite and the engine: both recurse over brackets (see ./nesting.ts).
+  const nested = checkSourceNesting(source);
+  if (nested !== undefined) return { ok: false, error: tooDeep(nested) };
   const rewritten = rewriteSource(source);
   try {
     const handle = env.engine.parse(rewritten.source);
+    const deep = astDepthExceeded(handle.ast);
+    if (deep !== undefined) return { ok: false, error: mapError(tooDeep(deep), rewritten.toOriginal) };
     return {
       ok: true,
       value: {

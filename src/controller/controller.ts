@@ -13,13 +13,14 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../kube/index.ts';
-import { identityKey } from '../runtime/observed.ts';
+import { InterestRoutes } from './core/routes.ts';
 import { installGraphCrd } from './crd.ts';
 import { GraphCompiler } from './engine.ts';
 import { ControllerMetrics } from './metrics.ts';
 import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
 import { GraphReconciler, type ReconcileOutcome } from './reconciler.ts';
-import { gvkKey, type Interest, type WatchEventInfo, WatchSet } from './watches.ts';
+import type { Interest, WatchEventInfo } from './watches.ts';
+import { WatchSet } from './watches.ts';
 
 export interface ControllerOptions {
   client: RestClient;
@@ -45,9 +46,8 @@ export class GraphController {
   private readonly watches: WatchSet;
   private readonly reconciler: GraphReconciler;
   private crdInformer: Informer | undefined;
-  /** interest key → Graph keys; Graph key → its interest keys. */
-  private readonly routes = new Map<string, Set<string>>();
-  private readonly interestOf = new Map<string, string[]>();
+  /** Which Graphs read which objects (event routing). */
+  private readonly routes = new InterestRoutes();
   private running: Promise<void> | undefined;
   private started = false;
 
@@ -186,38 +186,10 @@ export class GraphController {
   }
 
   private setInterest(graphKey: string, interest: Interest | undefined): void {
-    for (const k of this.interestOf.get(graphKey) ?? []) {
-      const set = this.routes.get(k);
-      set?.delete(graphKey);
-      if (set && set.size === 0) this.routes.delete(k);
-    }
-    if (!interest) {
-      this.interestOf.delete(graphKey);
-      return;
-    }
-    const keys = [
-      ...[...interest.gets].map((g) => `get:${g}`),
-      ...[...interest.lists].map((l) => `list:${l}`),
-    ];
-    this.interestOf.set(graphKey, keys);
-    for (const k of keys) {
-      let set = this.routes.get(k);
-      if (!set) {
-        set = new Set();
-        this.routes.set(k, set);
-      }
-      set.add(graphKey);
-    }
+    this.routes.set(graphKey, interest);
   }
 
   private route(e: WatchEventInfo): void {
-    const ns = e.obj.metadata.namespace;
-    const id = ns
-      ? { apiVersion: e.apiVersion, kind: e.kind, namespace: ns, name: e.obj.metadata.name ?? '' }
-      : { apiVersion: e.apiVersion, kind: e.kind, name: e.obj.metadata.name ?? '' };
-    const gvk = gvkKey(e.apiVersion, e.kind);
-    for (const k of [`get:${identityKey(id)}`, `list:${gvk}|${ns ?? '*'}`, `list:${gvk}|*`]) {
-      for (const g of this.routes.get(k) ?? []) this.queue.add(g);
-    }
+    for (const g of this.routes.owners(e)) this.queue.add(g);
   }
 }

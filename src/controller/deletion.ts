@@ -11,10 +11,13 @@
 import type { Logger } from 'pino';
 import type { KubeObject, RestClient } from '../kube/index.ts';
 import { identityKey } from '../runtime/observed.ts';
+import { idOf } from './core/desired.ts';
+import { errorMessage, isGoneError } from './core/errors.ts';
+import { releaseContributions } from './core/prune.ts';
 import { setFinalizer } from './finalizer.ts';
 import { graphImpersonation, parseServiceAccountUser, templateManager } from './names.ts';
 import { managerEntry } from './ownership.ts';
-import { errorMessage, idOf, isGoneError, releaseContributions, serviceAccountNameOf } from './reconciler.ts';
+import { serviceAccountNameOf } from './reconciler.ts';
 import { condition, type GraphStatus, readyCondition, resourceKey } from './status.ts';
 import type { Interest, WatchSet } from './watches.ts';
 

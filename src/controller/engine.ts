@@ -11,7 +11,7 @@ import { compileDocument } from '../graph/compile.ts';
 import { chainResolvers } from '../graph/kinds.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import { typecheckGraph } from '../graph/typecheck.ts';
-import { parseYamlFile } from '../graph/yamlTree.ts';
+import { parseYamlFile, type SourceFile } from '../graph/yamlTree.ts';
 import type { RestClient } from '../kube/index.ts';
 import { type KubeLive, kubeLiveFetcher } from '../kube/liveSchema.ts';
 import { evaluate } from '../runtime/engine.ts';
@@ -26,6 +26,8 @@ export interface CompileOutcome {
   compiled: CompiledGraph | undefined;
   /** True when a kind could not be resolved: a CRD may still be on its way, so retry with backoff. */
   unknownKind: boolean;
+  /** The YAML text that was compiled (diagnostic locations point into it; `kgraph ui` shows it). */
+  source?: SourceFile;
 }
 
 /** Compiles Graph objects against a live cluster's schemas. `invalidate()` after CRD changes. */
@@ -60,6 +62,7 @@ export class GraphCompiler {
       diagnostics,
       compiled: result.graph,
       unknownKind: diagnostics.some((d) => d.severity === 'error' && d.code === 'KG3001'),
+      source: doc.source,
     };
   }
 }

@@ -14,9 +14,14 @@
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import type { CompiledGraph } from '../graph/model.ts';
-import { type ApiError, isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
-import { identityKey, identityOf, type ObjectIdentity } from '../runtime/observed.ts';
-import type { EvaluationResult, NodeResult } from '../runtime/types.ts';
+import type { KubeObject, RestClient } from '../kube/index.ts';
+import { identityKey } from '../runtime/observed.ts';
+import type { NodeResult } from '../runtime/types.ts';
+import type { Applier } from './core/apply.ts';
+import { WaitBackoff } from './core/backoff.ts';
+import { type BeforeApply, convergePasses } from './core/converge.ts';
+import { type DesiredObject, idOf } from './core/desired.ts';
+import { pruneRetired, releaseContributions } from './core/prune.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
 import { setFinalizer } from './finalizer.ts';
@@ -25,15 +30,13 @@ import {
   GRAPH_FINALIZER,
   graphImpersonation,
   isGraphManager,
-  patchManager,
   serviceAccountUser,
   templateManager,
 } from './names.ts';
-import { appliedFieldsAgree, managerEntry } from './ownership.ts';
+import { managerEntry } from './ownership.ts';
 import { stampTemplate } from './stamp.ts';
 import {
   type Condition,
-  type Contribution,
   condition,
   contributionKey,
   type GraphStatus,
@@ -77,26 +80,6 @@ export interface ReconcileOutcome {
   error?: Error;
 }
 
-interface DesiredObject {
-  node: NodeResult;
-  obj: Record<string, unknown>;
-  id: ObjectIdentity;
-  key: string;
-}
-
-interface DesiredPatch extends DesiredObject {
-  contribution: Contribution;
-}
-
-/** What one reconcile learned while applying. */
-interface ApplyState {
-  /** resourceKey → uid of objects applied (or agreeing) this reconcile. */
-  uids: Map<string, string>;
-  conflicts: string[];
-  hardError?: string;
-  wrote: boolean;
-}
-
 const WAIT_BASE_MS = 1_000;
 const WAIT_MAX_MS = 300_000;
 
@@ -108,7 +91,7 @@ export class GraphReconciler {
   >();
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
-  private readonly waitAttempts = new Map<string, number>();
+  private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
   private epoch = 0;
 
   constructor(deps: ReconcilerDeps) {
@@ -153,7 +136,7 @@ export class GraphReconciler {
       if (r.kind === 'deleted') {
         this.lastStatus.delete(uid);
         this.compiled.delete(uid);
-        this.waitAttempts.delete(uid);
+        this.waits.reset(uid);
       }
       return r.kind === 'waiting' ? { ...r, requeueAfterMs: this.nextWait(uid) } : r;
     }
@@ -217,7 +200,7 @@ export class GraphReconciler {
     // An unknown kind may be a CRD on its way: retry with backoff besides the CRD watch.
     if (outcome.unknownKind)
       return { kind: 'invalid', reason: 'InvalidGraph', interest, requeueAfterMs: this.nextWait(uid) };
-    this.waitAttempts.delete(uid);
+    this.waits.reset(uid);
     return { kind: 'invalid', reason: 'InvalidGraph', interest };
   }
 
@@ -245,62 +228,52 @@ export class GraphReconciler {
 
     // Status carried through the reconcile: write-ahead updates it before applies.
     let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
-    const state: ApplyState = { uids: new Map(), conflicts: [], wrote: false };
-    let result: EvaluationResult | undefined;
-    let desired: DesiredObject[] = [];
-    let patches: DesiredPatch[] = [];
 
-    for (let pass = 0; pass < 12; pass++) {
-      const passInterest = newInterest();
-      result = evaluateGraph(compiled, watches.view(passInterest), namespace, this.deps.maxCollectionSize);
-      for (const g of passInterest.gets) interest.gets.add(g);
-      for (const l of passInterest.lists) interest.lists.add(l);
-      if (passInterest.missing.size > 0 && pass < 11) {
-        await Promise.all(
-          [...passInterest.missing.values()].map((m) =>
-            watches.prepare(m.apiVersion, m.kind, [m.namespace ?? namespace]),
-          ),
-        );
-        continue;
-      }
-      if (result.errors.length > 0) {
-        state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');
-        break;
-      }
-      desired = desiredTemplates(result, uid);
-      patches = desiredPatches(result, uid);
-      if (desired.length > MAX_MANAGED_RESOURCES) {
-        // The inventory could not record them all, and nothing is applied without a record (§22.1).
-        state.hardError = `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`;
-        break;
-      }
-      const view = watches.view(interest);
-
-      // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
-      const known = new Set(working.managedResources.map(resourceKey));
-      const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
-      const knownC = new Set(working.contributions.map(contributionKey));
-      const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
-      if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
-        const next: GraphStatus = {
-          ...working,
-          managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
-          contributions: [...working.contributions, ...newContribs],
-          appliedServiceAccount: saUser,
-        };
-        if (!(await this.writeStatus(graph, working, next))) {
-          // Superseded by a newer generation: never apply without the write-ahead record.
-          return { kind: 'waiting', reason: 'Superseded', interest };
+    const applier: Applier = { writer, watches, concurrency: this.deps.applyConcurrency ?? 20 };
+    const passes = await convergePasses({
+      watches,
+      applier,
+      namespace,
+      interest,
+      evaluate: (observed) => evaluateGraph(compiled, observed, namespace, this.deps.maxCollectionSize),
+      stamp: (value, item) =>
+        stampTemplate(value, {
+          nodePath: item.node.path,
+          applyLayer: item.node.applyLayer,
+          graphUid: uid,
+          ...(item.collection ? { collection: item.collection } : {}),
+        }),
+      patchOwner: uid,
+      policy: { manager: tmplManager, force: false, protectedManager: isGraphManager },
+      beforeApply: async (desired, patches): Promise<BeforeApply> => {
+        if (desired.length > MAX_MANAGED_RESOURCES) {
+          // The inventory could not record them all, and nothing is applied without a record (§22.1).
+          return {
+            proceed: false,
+            error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
+          };
         }
-        working = next;
-      }
-
-      state.wrote = false;
-      await this.applyTemplates(writer, desired, tmplManager, view, state);
-      if (!state.hardError) await this.applyPatches(writer, patches, view, state);
-      if (state.hardError || !state.wrote) break;
-    }
-    if (!result) throw new Error('internal: no evaluation');
+        // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
+        const known = new Set(working.managedResources.map(resourceKey));
+        const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+        const knownC = new Set(working.contributions.map(contributionKey));
+        const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
+        if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
+          const next: GraphStatus = {
+            ...working,
+            managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
+            contributions: [...working.contributions, ...newContribs],
+            appliedServiceAccount: saUser,
+          };
+          // Superseded by a newer generation: never apply without the write-ahead record.
+          if (!(await this.writeStatus(graph, working, next))) return { proceed: false, superseded: true };
+          working = next;
+        }
+        return { proceed: true };
+      },
+    });
+    if (passes.superseded) return { kind: 'waiting', reason: 'Superseded', interest };
+    const { result, state, desired, patches } = passes;
 
     // Inventory of this pass, in apply order; pending nodes keep what they had.
     // Pending nodes, and dynamic nodes held because their type is not served, keep what they applied.
@@ -348,7 +321,7 @@ export class GraphReconciler {
         }
       }
       const retired = working.managedResources.filter((r) => !seen.has(resourceKey(r)));
-      const pruned = await this.prune(writer, retired);
+      const pruned = await pruneRetired(writer, watches, this.deps.log, retired);
       pruneErrors = pruned.errors;
       inventory.push(...pruned.kept);
 
@@ -356,7 +329,7 @@ export class GraphReconciler {
       const retiredC = working.contributions.filter(
         (c) => !wanted.has(contributionKey(c)) && !(c.nodeID && isPending(c.nodeID)),
       );
-      const released = await this.release(writer, retiredC);
+      const released = await releaseContributions(writer, watches, retiredC);
       releaseErrors = released.errors;
       const retiredKeys = new Set(retiredC.map(contributionKey));
       const keptKeys = new Set(released.kept.map(contributionKey));
@@ -464,145 +437,12 @@ export class GraphReconciler {
       return { kind, reason, interest, error: new Error(`${reason}: ${converged.message}`) };
     }
     if (kind === 'waiting') return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
-    this.waitAttempts.delete(uid);
+    this.waits.reset(uid);
     return { kind, reason, interest };
   }
 
   private nextWait(uid: string): number {
-    const n = this.waitAttempts.get(uid) ?? 0;
-    this.waitAttempts.set(uid, n + 1);
-    return Math.min(WAIT_MAX_MS, WAIT_BASE_MS * 2 ** n);
-  }
-
-  // ------------------------------------------------------------------ writes
-
-  private async applyTemplates(
-    writer: RestClient,
-    desired: DesiredObject[],
-    manager: string,
-    view: { get(id: ObjectIdentity): Record<string, unknown> | undefined },
-    state: ApplyState,
-  ): Promise<void> {
-    // Nodes serially in topological order; the items of one collection in parallel (bounded).
-    const byNode = new Map<NodeResult, DesiredObject[]>();
-    for (const d of desired) byNode.set(d.node, [...(byNode.get(d.node) ?? []), d]);
-    for (const items of byNode.values()) {
-      await pool(items, this.deps.applyConcurrency ?? 20, async (d) => {
-        if (state.hardError) return;
-        const observed = view.get(d.id);
-        if (appliedFieldsAgree(d.obj, observed, manager)) {
-          const u = (observed?.metadata as { uid?: string } | undefined)?.uid;
-          if (u) state.uids.set(d.key, u);
-          return;
-        }
-        try {
-          const res = await this.applyOne(writer, d.obj, manager, false, '');
-          state.uids.set(d.key, res.metadata.uid ?? '');
-          state.wrote = true;
-        } catch (e) {
-          if (isApiError(e) && e.isApplyConflict) {
-            const others = e.conflictingManagers;
-            if (others.some(isGraphManager)) {
-              state.conflicts.push(conflictMessage(d, e));
-              return;
-            }
-            // A human or a non-Graph controller changed a field we manage: reclaim it (§13.2).
-            try {
-              const res = await this.applyOne(writer, d.obj, manager, true, '');
-              state.uids.set(d.key, res.metadata.uid ?? '');
-              state.wrote = true;
-            } catch (e2) {
-              state.hardError ??= applyError(d, e2);
-            }
-            return;
-          }
-          state.hardError ??= applyError(d, e);
-        }
-      });
-      if (state.hardError) return;
-    }
-  }
-
-  private async applyPatches(
-    writer: RestClient,
-    patches: DesiredPatch[],
-    view: { get(id: ObjectIdentity): Record<string, unknown> | undefined },
-    state: ApplyState,
-  ): Promise<void> {
-    for (const p of patches) {
-      const target = view.get(p.id);
-      if (!target) continue; // a patch never creates its target
-      const sub = p.contribution.subresource;
-      if (appliedFieldsAgree(p.obj, target, p.contribution.fieldManager, sub)) continue;
-      try {
-        await this.applyOne(
-          writer,
-          withUidPrecondition(p.obj, target),
-          p.contribution.fieldManager,
-          sub === 'status',
-          sub,
-        );
-        state.wrote = true;
-      } catch (e) {
-        if (isApiError(e) && e.isApplyConflict) {
-          state.conflicts.push(conflictMessage(p, e));
-          continue;
-        }
-        if (isTargetVanished(e)) continue; // the watch brings the change; the node waits meanwhile
-        state.hardError ??= applyError(p, e);
-        return;
-      }
-    }
-  }
-
-  private async applyOne(
-    writer: RestClient,
-    obj: Record<string, unknown>,
-    fieldManager: string,
-    force: boolean,
-    subresource: string,
-  ): Promise<KubeObject> {
-    const body = obj as KubeObject;
-    const res =
-      subresource === 'status'
-        ? await writer.applyStatus(body, { fieldManager, force })
-        : await writer.apply(body, { fieldManager, force });
-    this.deps.watches.noteWritten(res);
-    return res;
-  }
-
-  private async prune(
-    writer: RestClient,
-    retired: ManagedResource[],
-  ): Promise<{ kept: ManagedResource[]; errors: string[] }> {
-    const kept: ManagedResource[] = [];
-    const errors: string[] = [];
-    // Reverse apply order: dependents first.
-    for (const r of [...retired].reverse()) {
-      if (!r.uid) continue; // never delete by name alone
-      try {
-        await this.deps.watches.prepare(r.apiVersion, r.kind, [r.namespace]);
-        await writer.delete(
-          { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name },
-          { preconditions: { uid: r.uid }, propagationPolicy: 'Background' },
-        );
-        this.deps.watches.noteDeleted(idOf(r), r.uid);
-        this.deps.log.info({ resource: resourceKey(r) }, 'pruned');
-      } catch (e) {
-        if (isGoneError(e)) continue; // gone (or its kind is), or replaced by another object
-        errors.push(`delete ${resourceKey(r)}: ${errorMessage(e)}`);
-        kept.unshift(r);
-      }
-    }
-    return { kept, errors };
-  }
-
-  /** Releases contributions: an identity-only apply under the contribution's manager (§13.3). */
-  async release(
-    writer: RestClient,
-    retired: Contribution[],
-  ): Promise<{ kept: Contribution[]; errors: string[] }> {
-    return releaseContributions(writer, this.deps.watches, retired);
+    return this.waits.next(uid);
   }
 
   // ------------------------------------------------------------------ status
@@ -659,62 +499,6 @@ export function serviceAccountNameOf(graph: KubeObject): string {
     : 'default';
 }
 
-function rendered(n: NodeResult): boolean {
-  return (n.state === 'ready' || n.state === 'waiting') && n.objects.length > 0;
-}
-
-function asObj(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
-}
-
-export function desiredTemplates(result: EvaluationResult, graphUid: string): DesiredObject[] {
-  const out: DesiredObject[] = [];
-  for (const n of result.nodes) {
-    if (n.kind !== 'template' || !rendered(n)) continue;
-    n.objects.forEach((o, i) => {
-      const value = asObj(o.value);
-      if (!value) return;
-      const obj = stampTemplate(value, {
-        nodePath: n.path,
-        applyLayer: n.applyLayer,
-        graphUid,
-        ...(n.collection ? { collection: { index: o.index ?? i, size: n.objects.length } } : {}),
-      });
-      const id = identityOf(obj);
-      if (!id) return;
-      out.push({ node: n, obj, id, key: resourceKey(id) });
-    });
-  }
-  return out;
-}
-
-export function desiredPatches(result: EvaluationResult, graphUid: string): DesiredPatch[] {
-  const out: DesiredPatch[] = [];
-  for (const n of result.nodes) {
-    if (n.kind !== 'patch' || !rendered(n)) continue;
-    const fieldManager = patchManager(graphUid, n.path);
-    n.objects.forEach((o, i) => {
-      const obj = asObj(o.value);
-      const id = obj ? identityOf(obj) : undefined;
-      if (!obj || !id) return;
-      if (n.items[i] && !n.items[i].observed) return; // target missing: the node waits
-      const contribution: Contribution = {
-        nodeID: n.path,
-        apiVersion: id.apiVersion,
-        kind: id.kind,
-        name: id.name,
-        subresource: (n.patchEndpoint ?? 'main') === 'status' ? 'status' : '',
-        fieldManager,
-      };
-      if (id.namespace) contribution.namespace = id.namespace;
-      out.push({ node: n, obj, id, key: resourceKey(id), contribution });
-    });
-  }
-  return out;
-}
-
 function entryOf(d: DesiredObject, uid: string | undefined): ManagedResource {
   const e: ManagedResource = {
     nodeID: d.node.path,
@@ -731,110 +515,10 @@ function withUid(r: ManagedResource, uid: string | undefined): ManagedResource {
   return uid && !r.uid ? { ...r, uid } : r;
 }
 
-export function idOf(r: {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}): ObjectIdentity {
-  return r.namespace
-    ? { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name }
-    : { apiVersion: r.apiVersion, kind: r.kind, name: r.name };
-}
-
-export async function releaseContributions(
-  writer: RestClient,
-  watches: WatchSet,
-  retired: Contribution[],
-): Promise<{ kept: Contribution[]; errors: string[] }> {
-  const kept: Contribution[] = [];
-  const errors: string[] = [];
-  for (const c of retired) {
-    await watches.prepare(c.apiVersion, c.kind, [c.namespace]).catch(() => undefined);
-    const target = watches.peek(idOf(c));
-    // Gone, or nothing of ours on it: nothing to release.
-    if (!target || !managerEntry(target, c.fieldManager, c.subresource)) continue;
-    const body = withUidPrecondition(
-      {
-        apiVersion: c.apiVersion,
-        kind: c.kind,
-        metadata: c.namespace ? { name: c.name, namespace: c.namespace } : { name: c.name },
-      },
-      target,
-    ) as KubeObject;
-    try {
-      const res =
-        c.subresource === 'status'
-          ? await writer.applyStatus(body, { fieldManager: c.fieldManager, force: true })
-          : await writer.apply(body, { fieldManager: c.fieldManager, force: true });
-      watches.noteWritten(res);
-    } catch (e) {
-      if (isTargetVanished(e) || (e instanceof Error && e.name === 'NoKindMatchError')) continue; // the target is gone
-      errors.push(`release ${contributionKey(c)}: ${errorMessage(e)}`);
-      kept.push(c);
-    }
-  }
-  return { kept, errors };
-}
-
-function conflictMessage(d: DesiredObject, e: ApiError): string {
-  const fields = e.conflicts.map((c) => `${c.field} (owned by ${c.manager})`).join(', ');
-  return `${describe(d.id)}: field conflict on ${fields}`;
-}
-
-function applyError(d: DesiredObject, e: unknown): string {
-  return `apply ${describe(d.id)}: ${errorMessage(e)}`;
-}
-
-function describe(id: ObjectIdentity): string {
-  return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
-}
-
-/**
- * A patch or release must never create its target: the apply body carries the observed UID, which the
- * API server checks (409 when no object exists, 422 when another object now has the name) and does not
- * record as a managed field.
- */
-export function withUidPrecondition(
-  obj: Record<string, unknown>,
-  target: Record<string, unknown>,
-): Record<string, unknown> {
-  const uid = (target.metadata as { uid?: unknown } | undefined)?.uid;
-  if (typeof uid !== 'string') return obj;
-  return { ...obj, metadata: { ...(obj.metadata as Record<string, unknown>), uid } };
-}
-
-function isTargetVanished(e: unknown): boolean {
-  if (!isApiError(e) || e.isApplyConflict) return false;
-  return e.code === 404 || e.code === 409 || (e.code === 422 && /metadata\.uid/.test(e.message));
-}
-
-/** 404, 409 on a UID precondition (another object has the name now), or a kind no longer served. */
-export function isGoneError(e: unknown): boolean {
-  if (isApiError(e)) return e.code === 404 || e.code === 409;
-  return e instanceof Error && e.name === 'NoKindMatchError';
-}
-
-export function errorMessage(e: unknown): string {
-  if (isApiError(e)) return `${e.code} ${e.reason}: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
-}
-
 function diagnosticsMessage(ds: Diagnostic[]): string {
   const errors = ds.filter((d) => d.severity === 'error');
   const text = errors
     .map((d) => `${d.code}${d.node ? ` node ${d.node}` : ''}${d.path ? ` (${d.path})` : ''}: ${d.message}`)
     .join('; ');
   return text.length > 2000 ? `${text.slice(0, 1997)}...` : text || 'the graph was not accepted';
-}
-
-async function pool<T>(items: T[], limit: number, f: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const worker = async (): Promise<void> => {
-    while (i < items.length) {
-      const item = items[i++] as T;
-      await f(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, () => worker()));
 }

@@ -20,6 +20,8 @@ export const GraphCode = {
   UnreadableInput: 'KG2007',
   /** Graph `spec.serviceAccountName` not a DNS-1123 subdomain (≤ 253 characters). */
   InvalidServiceAccountName: 'KG2008',
+  /** The compiler failed on a document (too deeply nested, or a bug); other documents still get their result. */
+  InternalFailure: 'KG2009',
 
   // ── node ids ─────────────────────────────────────────────────────────────
   /** A node without `id`. */

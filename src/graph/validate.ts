@@ -87,7 +87,14 @@ function load(paths: readonly string[]) {
       fileDiagnostics.push(unreadable(file, err));
       continue;
     }
-    const parsed = parseYamlFile(file, text);
+    let parsed: ReturnType<typeof parseYamlFile>;
+    try {
+      parsed = parseYamlFile(file, text);
+    } catch (err) {
+      // One file's failure never hides another file's result.
+      fileDiagnostics.push(internalFailure(err, { file }));
+      continue;
+    }
     fileDiagnostics.push(...parsed.diagnostics);
     sources.set(file, parsed.documents[0]?.source ?? new SourceFile(file, text));
     for (const doc of parsed.documents) {
@@ -152,7 +159,7 @@ function compileAll(
   const objects: ObjectReport[] = [];
   const results: CompileResult[] = [];
   for (const doc of graphDocs) {
-    const result = compileDocument(doc, { resolver, typecheck: typecheckGraph });
+    const result = compileGuarded(doc, resolver);
     results.push(result);
     objects.push({
       file: doc.file,
@@ -164,6 +171,36 @@ function compileAll(
     });
   }
   return { objects, results, ...rest };
+}
+
+/**
+ * Compiles one document; an exception (a compiler bug, or an input that defeats a depth limit) becomes
+ * an error diagnostic on that document instead of ending the whole call.
+ */
+function compileGuarded(doc: YDocument, resolver: KindResolver): CompileResult {
+  try {
+    return compileDocument(doc, { resolver, typecheck: typecheckGraph });
+  } catch (err) {
+    const at = doc.root ? doc.source.location(doc.root.pos.offset, 1) : { file: doc.file };
+    return {
+      object: { apiVersion: '', kind: '', name: '' },
+      diagnostics: [internalFailure(err, at)],
+      accepted: false,
+    };
+  }
+}
+
+function internalFailure(err: unknown, location: Diagnostic['location']): Diagnostic {
+  const message = err instanceof Error ? err.message : String(err);
+  const tooDeep = err instanceof RangeError && /call stack/i.test(message);
+  return {
+    severity: 'error',
+    code: GraphCode.InternalFailure,
+    message: tooDeep
+      ? 'the document is nested too deeply to be checked'
+      : `the compiler failed on this document: ${message}`,
+    ...(location !== undefined ? { location } : {}),
+  };
 }
 
 /** Validates files and directories with offline schema sources (CRD files, CRDs among the inputs, the bundle). */

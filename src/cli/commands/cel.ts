@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { baseEnvironment, type CelError, evaluateSource, formatWithCaret } from '../../cel/index.ts';
+import { baseEnvironment, CelCode, type CelError, evaluateSource, formatWithCaret } from '../../cel/index.ts';
 import { toJson } from '../../cel/json.ts';
 
-interface CelOptions {
+export interface CelOptions {
   vars?: string;
   output: string;
+}
+
+/** What one `kgraph cel` call prints and its exit code (a value, so tests run it in-process). */
+export interface CommandOutput {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
 }
 
 /** Reads a YAML or JSON map of variables; YAML integers become CEL ints (BigInt). */
@@ -20,15 +27,54 @@ function readVars(file: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-function printError(source: string, error: CelError, json: boolean): void {
+function errorOutput(source: string, error: CelError, json: boolean): CommandOutput {
   if (json) {
-    process.stdout.write(
-      `${JSON.stringify({ error: { message: error.message, position: error.position } })}\n`,
-    );
-  } else {
-    process.stderr.write(`${formatWithCaret(source, error)}\n`);
+    const { code, message, position, end } = error;
+    return {
+      stdout: `${JSON.stringify({ error: { code, message, position, end } })}\n`,
+      stderr: '',
+      exitCode: 1,
+    };
   }
-  process.exitCode = 1;
+  return { stdout: '', stderr: `${formatWithCaret(source, error)}\n`, exitCode: 1 };
+}
+
+function unexpected(err: unknown): CelError {
+  const message = err instanceof Error ? err.message : String(err);
+  const tooDeep = err instanceof RangeError && /call stack/i.test(message);
+  return {
+    code: tooDeep ? CelCode.ParseLimit : CelCode.Evaluation,
+    kind: tooDeep ? 'limit' : 'evaluation',
+    message: tooDeep ? 'expression nested too deeply' : message,
+    position: 0,
+    end: 0,
+  };
+}
+
+/** Type-checks and evaluates `expr`; never throws (a bad --vars file or an engine failure is an error result). */
+export function runCel(expr: string, opts: CelOptions): CommandOutput {
+  if (opts.output !== 'text' && opts.output !== 'json') {
+    return {
+      stdout: '',
+      stderr: `kgraph: unknown output format "${opts.output}" (use text or json)\n`,
+      exitCode: 1,
+    };
+  }
+  const json = opts.output === 'json';
+  try {
+    const vars = opts.vars ? readVars(opts.vars) : {};
+    const variables = Object.fromEntries(Object.keys(vars).map((name) => [name, 'dyn']));
+    const env = baseEnvironment().extend({ variables });
+    const result = evaluateSource(expr, env, vars);
+    if (!result.ok) return errorOutput(expr, result.error, json);
+    const value = toJson(result.value.value);
+    const stdout = json
+      ? `${JSON.stringify({ value, type: result.value.type })}\n`
+      : `${JSON.stringify(value, null, 2)}\n# type: ${result.value.type}\n`;
+    return { stdout, stderr: '', exitCode: 0 };
+  } catch (err) {
+    return errorOutput(expr, unexpected(err), json);
+  }
 }
 
 export function registerCelCommand(program: Command): void {
@@ -36,26 +82,14 @@ export function registerCelCommand(program: Command): void {
     .command('cel')
     .description('type-check and evaluate one CEL expression in the kgraph environment')
     .argument('<expr>', 'the CEL expression')
+    // An expression may start with '-' (`-1`, `-----1`): anything that is not one of our options is the expression.
+    .allowUnknownOption()
     .option('--vars <file>', 'YAML or JSON map of variable names to values')
     .option('-o, --output <format>', 'text or json', 'text')
     .action((expr: string, opts: CelOptions) => {
-      if (opts.output !== 'text' && opts.output !== 'json') {
-        throw new Error(`unknown output format "${opts.output}" (use text or json)`);
-      }
-      const json = opts.output === 'json';
-      const vars = opts.vars ? readVars(opts.vars) : {};
-      const variables = Object.fromEntries(Object.keys(vars).map((name) => [name, 'dyn']));
-      const env = baseEnvironment().extend({ variables });
-      const result = evaluateSource(expr, env, vars);
-      if (!result.ok) {
-        printError(expr, result.error, json);
-        return;
-      }
-      const value = toJson(result.value.value);
-      if (json) {
-        process.stdout.write(`${JSON.stringify({ value, type: result.value.type })}\n`);
-      } else {
-        process.stdout.write(`${JSON.stringify(value, null, 2)}\n# type: ${result.value.type}\n`);
-      }
+      const out = runCel(expr, opts);
+      process.stdout.write(out.stdout);
+      process.stderr.write(out.stderr);
+      process.exitCode = out.exitCode;
     });
 }

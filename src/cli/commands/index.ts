@@ -8,6 +8,7 @@ import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
 import { registerSynthCommand } from './synth.ts';
+import { registerUiCommand } from './ui.ts';
 import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
 
@@ -27,4 +28,5 @@ export function registerCommands(program: Command): void {
   registerInstallCommand(program);
   registerControllerCommand(program);
   registerUpCommands(program);
+  registerUiCommand(program);
 }

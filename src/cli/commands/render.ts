@@ -9,15 +9,18 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
 import type { OpenApiSchema } from '../../cel/types/openapi.ts';
+import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { builtinKindResolver } from '../../graph/builtinKinds.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
 import { chainResolvers } from '../../graph/kinds.ts';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { validatePaths } from '../../graph/validate.ts';
+import type { SourceFile } from '../../graph/yamlTree.ts';
 import { applyDefaults } from '../../runtime/defaults.ts';
 import { celHost } from '../../runtime/host.ts';
 import type { KubeObject, TypeInfo } from '../../runtime/observed.ts';
 import { type RenderOutput, simulate } from '../../runtime/simulate.ts';
+import type { EvaluationResult } from '../../runtime/types.ts';
 import { type PlainValue, stringifyLossless } from '../../runtime/values.ts';
 import { generateCrdFromSchemaSection } from '../../schema/crd/generate.ts';
 import { createSchemaResolver, toKindLookup } from '../../schema/sources/resolver.ts';
@@ -138,6 +141,20 @@ export interface RenderRun {
   exitCode: number;
   /** Absent when nothing could be rendered (the reason is in `stderr`). */
   output?: RenderOutput;
+  /** What was compiled and evaluated (for `kgraph ui --render`); absent when no object was picked. */
+  details?: RenderDetails;
+}
+
+export interface RenderDetails {
+  object: { kind: string; name: string; file: string };
+  /** Present even when the object is not accepted, for drawing. */
+  graph?: CompiledGraph;
+  diagnostics: Diagnostic[];
+  source?: SourceFile;
+  /** The last evaluation; absent when the object is not accepted. */
+  result?: EvaluationResult;
+  /** The observed objects of the --state files. */
+  state: KubeObject[];
 }
 
 /** The whole command as a function (tests call it in-process); throws for unusable input. */
@@ -170,14 +187,23 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   }
   const { r, o } = picked[0]!;
   for (const d of o.diagnostics) err(formatDiagnostic(d, validated.sources.get(o.file)));
+  const source = validated.sources.get(o.file);
+  const details: RenderDetails = {
+    object: { kind: o.kind, name: o.name, file: o.file },
+    diagnostics: [...validated.fileDiagnostics, ...o.diagnostics],
+    state: [],
+    ...(r.graph ? { graph: r.graph } : {}),
+    ...(source ? { source } : {}),
+  };
   if (!o.accepted || r.graph === undefined) {
-    return fail(`${o.kind} ${o.name} is not accepted; nothing to render`);
+    return { ...fail(`${o.kind} ${o.name} is not accepted; nothing to render`), details };
   }
   const graph = r.graph;
   if (opts.instance !== undefined && graph.rgd === undefined) {
     err(`kgraph: --instance ignored: ${o.name} is a Graph, not a ResourceGraphDefinition\n`);
   }
   const state = opts.state.flatMap(readObjects);
+  details.state = state;
   const simulated = simulate(graph, {
     state,
     ...clusterKinds(opts.crd, graph),
@@ -196,7 +222,14 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   }
   const failed =
     simulated.result.nodes.some((n) => n.state === 'error') || simulated.result.statusErrors.length > 0;
-  return { stdout: text, stderr, exitCode: failed || !simulated.converged ? 1 : 0, output: simulated.output };
+  details.result = simulated.result;
+  return {
+    stdout: text,
+    stderr,
+    exitCode: failed || !simulated.converged ? 1 : 0,
+    output: simulated.output,
+    details,
+  };
 }
 
 export function registerRenderCommand(program: Command): void {

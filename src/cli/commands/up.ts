@@ -34,6 +34,9 @@ import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devC
 import { repoRoot } from '../../kube/localControlPlane.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import { isRecord, type KubeObject } from '../../kube/types.ts';
+import type { UiServer } from '../../ui/server.ts';
+import type { UiSource } from '../../ui/source.ts';
+import { DEFAULT_UI_ADDR, liveUiSource, serveUi } from './ui.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
 const GRAPH_API_VERSION = 'kro.run/v1alpha1';
@@ -45,6 +48,9 @@ export interface UpCliOptions {
   timeout: string;
   controller: boolean;
   detach?: boolean;
+  /** `kgraph ui` beside the in-process controller (`--no-ui` turns it off). */
+  ui: boolean;
+  uiAddr: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,6 +470,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   const client = connect(ready.kubeconfig);
   let controller: GraphController | undefined;
   let ownsPidFile = false;
+  let ui: { source: UiSource; server: UiServer } | undefined;
   try {
     const crd = await installGraphCrd(client, { timeoutMs });
     out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '' })}`);
@@ -494,6 +501,13 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       );
       ownsPidFile = true;
       out(`controller running in this process (logs: ${logFile})`);
+    }
+    if (opts.ui && mode === 'in-process') {
+      const source = liveUiSource({ kubeconfig: ready.kubeconfig });
+      ui = { source, server: await serveUi(source, opts.uiAddr, opts.uiAddr === DEFAULT_UI_ADDR) };
+      out(`ui: ${ui.server.url}  (the Graphs' DAGs, live)`);
+    } else if (opts.ui) {
+      out(`see the Graphs live: kgraph ui --kubeconfig ${ready.kubeconfig}`);
     }
 
     await applyPlan(client, plan, timeoutMs, (l) => out(l));
@@ -541,6 +555,10 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     out(`${signal}: stopping the controller…`);
     return 0;
   } finally {
+    if (ui) {
+      await ui.server.close();
+      await ui.source.close();
+    }
     if (controller) {
       await controller.stop();
       controller.client.close();
@@ -570,6 +588,8 @@ export function registerUpCommands(program: Command): void {
     .option('--timeout <duration>', 'how long to wait for the Graphs to become Ready', '2m')
     .option('--no-controller', 'do not run the controller (apply only)')
     .option('--detach', 'run the controller as a background process and return once converged')
+    .option('--no-ui', 'do not serve the `kgraph ui` page beside the controller')
+    .option('--ui-addr <host:port>', 'address of the `kgraph ui` page', DEFAULT_UI_ADDR)
     .action(async (opts: UpCliOptions) => {
       const code = await runUp(opts);
       // Nothing may keep a finished `up` alive (renderer timers, keep-alive sockets); stdout to a

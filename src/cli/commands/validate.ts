@@ -11,7 +11,7 @@ import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/index.ts';
 import { type KubeLive, kubeLiveFetcher } from '../../kube/liveSchema.ts';
 
-interface ValidateCliOptions {
+export interface ValidateCliOptions {
   crd: string[];
   kubeconfig?: string | boolean;
   output: string;
@@ -30,30 +30,44 @@ export function registerValidateCommand(program: Command): void {
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--no-color', 'disable colours in text output')
     .action(async (paths: string[], opts: ValidateCliOptions) => {
-      if (opts.output !== 'text' && opts.output !== 'json')
-        throw new Error(`unknown output format '${opts.output}'`);
-      let result: ValidateResult;
-      if (opts.kubeconfig !== undefined) {
-        const live = liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
-        result = await validatePathsLive(paths, live, { crdFiles: opts.crd });
-      } else {
-        result = validatePaths(paths, { crdFiles: opts.crd });
-      }
-      if (opts.output === 'json') {
-        const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      } else {
-        const color = opts.color !== false && process.stdout.isTTY === true;
-        process.stdout.write(
-          formatTextReport(result.objects, result.fileDiagnostics, result.sources, { color }),
-        );
-      }
-      const fileErrors = result.fileDiagnostics.some((d) => d.severity === 'error');
-      const ok = !fileErrors && result.objects.length > 0 && result.objects.every((o) => o.accepted);
-      if (result.objects.length === 0 && !fileErrors)
-        process.stderr.write('kgraph validate: no Graph or ResourceGraphDefinition found\n');
-      process.exitCode = ok ? 0 : 1;
+      const out = await runValidate(paths, opts);
+      process.stdout.write(out.stdout);
+      process.stderr.write(out.stderr);
+      process.exitCode = out.exitCode;
     });
+}
+
+/** What one `kgraph validate` call prints and its exit code (a value, so tests run it in-process). */
+export interface ValidateOutput {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export async function runValidate(paths: string[], opts: ValidateCliOptions): Promise<ValidateOutput> {
+  if (opts.output !== 'text' && opts.output !== 'json')
+    return { stdout: '', stderr: `kgraph: unknown output format '${opts.output}'\n`, exitCode: 1 };
+  let result: ValidateResult;
+  if (opts.kubeconfig !== undefined) {
+    const live = liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
+    result = await validatePathsLive(paths, live, { crdFiles: opts.crd });
+  } else {
+    result = validatePaths(paths, { crdFiles: opts.crd });
+  }
+  let stdout: string;
+  let stderr = '';
+  if (opts.output === 'json') {
+    const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
+    stdout = `${JSON.stringify(report, null, 2)}\n`;
+  } else {
+    const color = opts.color !== false && process.stdout.isTTY === true;
+    stdout = formatTextReport(result.objects, result.fileDiagnostics, result.sources, { color });
+  }
+  const fileErrors = result.fileDiagnostics.some((d) => d.severity === 'error');
+  const ok = !fileErrors && result.objects.length > 0 && result.objects.every((o) => o.accepted);
+  if (result.objects.length === 0 && !fileErrors)
+    stderr = 'kgraph validate: no Graph or ResourceGraphDefinition found\n';
+  return { stdout, stderr, exitCode: ok ? 0 : 1 };
 }
 
 /** Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config). */

@@ -1,0 +1,51 @@
+/**
+ * How the reconcile core reads API errors: which ones mean "the object (or its kind) is gone", which
+ * mean "the target of a patch vanished", and the text put into conditions. Shared by the Graph and the
+ * RGD-instance reconcilers.
+ */
+import { type ApiError, isApiError } from '../../kube/index.ts';
+import type { ObjectIdentity } from '../../runtime/observed.ts';
+
+/** 404, 409 on a UID precondition (another object has the name now), or a kind no longer served. */
+export function isGoneError(e: unknown): boolean {
+  if (isApiError(e)) return e.code === 404 || e.code === 409;
+  return e instanceof Error && e.name === 'NoKindMatchError';
+}
+
+/** A patch or release target that disappeared (or was replaced) between the read and the write. */
+export function isTargetVanished(e: unknown): boolean {
+  if (!isApiError(e) || e.isApplyConflict) return false;
+  return e.code === 404 || e.code === 409 || (e.code === 422 && /metadata\.uid/.test(e.message));
+}
+
+export function errorMessage(e: unknown): string {
+  if (isApiError(e)) return `${e.code} ${e.reason}: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function describeIdentity(id: ObjectIdentity): string {
+  return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+export function conflictMessage(id: ObjectIdentity, e: ApiError): string {
+  const fields = e.conflicts.map((c) => `${c.field} (owned by ${c.manager})`).join(', ');
+  return `${describeIdentity(id)}: field conflict on ${fields}`;
+}
+
+export function applyError(id: ObjectIdentity, e: unknown): string {
+  return `apply ${describeIdentity(id)}: ${errorMessage(e)}`;
+}
+
+/**
+ * A patch or release must never create its target: the apply body carries the observed UID, which the
+ * API server checks (409 when no object exists, 422 when another object now has the name) and does not
+ * record as a managed field.
+ */
+export function withUidPrecondition(
+  obj: Record<string, unknown>,
+  target: Record<string, unknown>,
+): Record<string, unknown> {
+  const uid = (target.metadata as { uid?: unknown } | undefined)?.uid;
+  if (typeof uid !== 'string') return obj;
+  return { ...obj, metadata: { ...(obj.metadata as Record<string, unknown>), uid } };
+}

@@ -1,0 +1,203 @@
+/**
+ * The ResourceGraphDefinition CRD (kro.run/v1alpha1, cluster-scoped, short name `rgd`,
+ * graph-semantics.md §19.1–§19.2) with its printer columns, and its installation. The structural
+ * rules the compiler checks with located diagnostics (id naming, references, types) are not repeated
+ * here; the CRD enforces only what kro's API enforces at admission: kind and version patterns, the
+ * immutable identity fields, and exactly one of template / externalRef per resource.
+ * `deploy/crds/resourcegraphdefinitions.kro.run.yaml` is generated from `rgdCrd()`.
+ */
+import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { type InstallOptions, waitForCrd } from '../crd.ts';
+import { CONTROLLER_MANAGER } from '../names.ts';
+import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
+
+const freeObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+const stringList = { type: 'array', items: { type: 'string' } };
+const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
+const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+
+function schemaSection(): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['kind', 'apiVersion'],
+    properties: {
+      kind: {
+        type: 'string',
+        pattern: '^[A-Z][a-zA-Z0-9]{0,62}$',
+        'x-kubernetes-validations': immutable('kind'),
+      },
+      apiVersion: {
+        type: 'string',
+        pattern: '^v[0-9]+(alpha[0-9]+|beta[0-9]+)?$',
+        'x-kubernetes-validations': immutable('apiVersion'),
+      },
+      group: { type: 'string', default: 'kro.run', 'x-kubernetes-validations': immutable('group') },
+      scope: {
+        type: 'string',
+        enum: ['Namespaced', 'Cluster'],
+        default: 'Namespaced',
+        'x-kubernetes-validations': immutable('scope'),
+      },
+      spec: freeObject,
+      types: freeObject,
+      status: freeObject,
+      additionalPrinterColumns: { type: 'array', items: freeObject },
+      shortNames: stringList,
+      categories: {
+        type: 'array',
+        maxItems: 32,
+        'x-kubernetes-list-type': 'set',
+        items: { type: 'string', pattern: RFC1035_LABEL, maxLength: 63 },
+      },
+      metadata: {
+        type: 'object',
+        properties: {
+          labels: { type: 'object', additionalProperties: { type: 'string' } },
+          annotations: { type: 'object', additionalProperties: { type: 'string' } },
+        },
+      },
+    },
+  };
+}
+
+function resourceSchema(): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['id'],
+    properties: {
+      id: { type: 'string', minLength: 1 },
+      template: freeObject,
+      externalRef: {
+        type: 'object',
+        required: ['apiVersion', 'kind', 'metadata'],
+        properties: {
+          apiVersion: { type: 'string' },
+          kind: { type: 'string' },
+          metadata: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              namespace: { type: 'string' },
+              selector: { 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+      readyWhen: stringList,
+      includeWhen: stringList,
+      forEach: {
+        type: 'array',
+        items: {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: 1,
+          additionalProperties: { type: 'string' },
+        },
+      },
+    },
+    'x-kubernetes-validations': [
+      {
+        rule: '(has(self.template) ? 1 : 0) + (has(self.externalRef) ? 1 : 0) == 1',
+        message: 'exactly one of template or externalRef must be set',
+      },
+    ],
+  };
+}
+
+const conditionsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      type: { type: 'string' },
+      status: { type: 'string' },
+      reason: { type: 'string' },
+      message: { type: 'string' },
+      observedGeneration: { type: 'integer' },
+      lastTransitionTime: { type: 'string', format: 'date-time' },
+    },
+  },
+};
+
+/** The RGD CRD as an object (what `kgraph install` and the controller apply). */
+export function rgdCrd(): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: RGD_CRD_NAME, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
+    spec: {
+      group: 'kro.run',
+      scope: 'Cluster',
+      names: {
+        plural: RGD_PLURAL,
+        singular: 'resourcegraphdefinition',
+        kind: RGD_KIND,
+        listKind: `${RGD_KIND}List`,
+        shortNames: ['rgd'],
+      },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'APIVERSION', type: 'string', jsonPath: '.spec.schema.apiVersion' },
+            { name: 'KIND', type: 'string', jsonPath: '.spec.schema.kind' },
+            { name: 'STATE', type: 'string', jsonPath: '.status.state' },
+            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+            { name: 'TOPOLOGICALORDER', type: 'string', priority: 1, jsonPath: '.status.topologicalOrder' },
+            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: {
+                  type: 'object',
+                  required: ['schema'],
+                  properties: {
+                    schema: schemaSection(),
+                    resources: { type: 'array', items: resourceSchema() },
+                  },
+                },
+                status: {
+                  type: 'object',
+                  properties: {
+                    state: { type: 'string' },
+                    topologicalOrder: stringList,
+                    conditions: conditionsSchema,
+                    resources: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          id: { type: 'string' },
+                          dependencies: {
+                            type: 'array',
+                            items: { type: 'object', properties: { id: { type: 'string' } } },
+                          },
+                        },
+                      },
+                    },
+                    lastIssuedRevision: { type: 'integer' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Applies the RGD CRD (server-side, forced) and waits until it is served. */
+export async function installRgdCrd(client: RestClient, opts: InstallOptions = {}): Promise<KubeObject> {
+  await client.apply(rgdCrd(), { fieldManager: opts.fieldManager ?? CONTROLLER_MANAGER, force: true });
+  return waitForCrd(client, RGD_CRD_NAME, opts.timeoutMs ?? 60_000);
+}

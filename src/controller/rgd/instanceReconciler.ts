@@ -1,0 +1,469 @@
+/**
+ * One pass over one RGD instance (graph-semantics.md §20–§23), on the reconcile core shared with Graphs:
+ *
+ *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
+ *   parent metadata (§23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
+ *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced, with the controller's
+ *   own identity → evaluate again while writes unlock dependents → prune the ApplySet (only after every
+ *   apply succeeded; never what a pending node rendered earlier) → shrink the inventory → status.
+ *
+ * Reads come from the shared informer caches; an apply whose fields already agree is skipped and an
+ * unchanged status or parent is not written, so a steady-state pass makes no write request.
+ */
+import type { Logger } from 'pino';
+import type { CompiledGraph } from '../../graph/model.ts';
+import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { evaluate } from '../../runtime/engine.ts';
+import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
+import type { Applier } from '../core/apply.ts';
+import { WaitBackoff } from '../core/backoff.ts';
+import { type BeforeApply, convergePasses } from '../core/converge.ts';
+import type { DesiredObject } from '../core/desired.ts';
+import { pruneRetired } from '../core/prune.ts';
+import { CONTROLLER_MANAGER, LABEL_NODE_ID, labelValue } from '../names.ts';
+import { appliedFieldsAgree } from '../ownership.ts';
+import type { ReconcileOutcome } from '../reconciler.ts';
+import type { ConditionStatus } from '../status.ts';
+import { type Interest, newInterest, type WatchSet } from '../watches.ts';
+import {
+  groupKindOf,
+  type Inventory,
+  inventoryAnnotations,
+  inventoryOf,
+  readInventory,
+  unionInventory,
+} from './applyset.ts';
+import { type Child, type GroupKindVersions, listChildren } from './children.ts';
+import { applyOrderOf, deleteNextWave } from './deletion.ts';
+import {
+  type InstanceState,
+  type InstanceStatus,
+  instanceConditions,
+  instanceStatusJson,
+  instanceStatusMatches,
+  parseConditions,
+} from './instanceStatus.ts';
+import {
+  APPLYSET_MANAGER,
+  applySetId,
+  INSTANCE_FINALIZER,
+  isSuspended,
+  LABEL_APPLYSET_PART_OF,
+  PARENT_MANAGER,
+} from './names.ts';
+import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
+
+/** The generated API an instance belongs to, and the graph it is reconciled with. */
+export interface InstanceApi {
+  rgdName: string;
+  rgdUid: string;
+  compiled: CompiledGraph;
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface InstanceLister {
+  get(api: InstanceApi, namespace: string, name: string): KubeObject | undefined;
+}
+
+export interface InstanceReconcilerDeps {
+  /** The controller's own identity: children, status and parent metadata (§24). */
+  client: RestClient;
+  watches: WatchSet;
+  versions: GroupKindVersions;
+  instances: InstanceLister;
+  log: Logger;
+  maxCollectionSize?: number;
+  applyConcurrency?: number;
+  now?: () => string;
+}
+
+/** Instances waiting for data or readiness are looked at again after this long (§25). */
+const WAIT_MS = 3_000;
+/** A deletion wave waiting for its objects to go (their events usually come first). */
+const WAVE_WAIT_MS = 1_000;
+
+export class InstanceReconciler {
+  private readonly deps: InstanceReconcilerDeps;
+  /** resourceVersion and status we wrote last, per instance UID (our own echoes change nothing). */
+  private readonly lastWrite = new Map<string, { rv: number; status?: InstanceStatus }>();
+  private readonly waits = new WaitBackoff(WAIT_MS, WAIT_MS);
+
+  constructor(deps: InstanceReconcilerDeps) {
+    this.deps = deps;
+  }
+
+  private now(): string {
+    return (this.deps.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z')))();
+  }
+
+  /** True when `obj` is the echo of our own last write on it. */
+  isOwnEcho(obj: KubeObject): boolean {
+    const last = this.lastWrite.get(obj.metadata.uid ?? '');
+    return last !== undefined && last.rv === Number(obj.metadata.resourceVersion);
+  }
+
+  forget(uid: string): void {
+    this.lastWrite.delete(uid);
+    this.waits.reset(uid);
+  }
+
+  async reconcile(api: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
+    const interest = newInterest();
+    const inst = this.deps.instances.get(api, namespace, name);
+    if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
+    if (isSuspended(inst.metadata.annotations)) return { kind: 'converged', reason: 'Suspended', interest };
+    const identity = identityOf(api, inst);
+    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest);
+
+    const applier: Applier = {
+      writer: this.deps.client,
+      watches: this.deps.watches,
+      concurrency: this.deps.applyConcurrency ?? 20,
+    };
+    let parent = await this.ensureParent(api, inst, identity, readInventory(inst.metadata.annotations), true);
+    if (!parent) return { kind: 'gone', reason: 'NotFound', interest };
+    const ns = identity.namespace || 'default';
+    const passes = await convergePasses({
+      watches: this.deps.watches,
+      applier,
+      namespace: ns,
+      interest,
+      evaluate: (observed) =>
+        evaluate(api.compiled, {
+          instance: inst as unknown as Record<string, unknown>,
+          observed,
+          ...(identity.namespace ? { namespace: identity.namespace } : {}),
+          ...(this.deps.maxCollectionSize !== undefined
+            ? { maxCollectionSize: this.deps.maxCollectionSize }
+            : {}),
+        }),
+      stamp: (value, item) => stampChild(value, item, identity),
+      patchOwner: identity.uid,
+      policy: {
+        manager: APPLYSET_MANAGER,
+        force: true,
+        refuse: (d, observed) => otherApplySet(d, observed, identity.applySetId),
+      },
+      beforeApply: async (desired): Promise<BeforeApply> => {
+        // Record every GroupKind and namespace about to be written before writing it (§22.2 step 2).
+        const recorded = readInventory(parent?.metadata.annotations);
+        const union = unionInventory(
+          recorded,
+          inventoryOf(
+            desired.map((d) => d.id),
+            identity.namespace,
+          ),
+        );
+        for (const d of desired)
+          this.deps.versions.remember(groupKindOf(d.id.apiVersion, d.id.kind), d.id.apiVersion);
+        const next = await this.ensureParent(api, parent ?? inst, identity, union, true);
+        if (!next) return { proceed: false, error: 'the instance disappeared' };
+        parent = next;
+        return { proceed: true };
+      },
+    });
+    const { result, state, desired } = passes;
+
+    // Prune (§22.2 steps 4–5): only after a clean apply.
+    let pruneErrors: string[] = [];
+    if (!state.hardError && state.conflicts.length === 0) {
+      const recorded = readInventory(parent.metadata.annotations);
+      const children = await listChildren(
+        this.deps.watches,
+        this.deps.versions,
+        identity.applySetId,
+        recorded,
+        identity.namespace,
+      );
+      const keep = keepSet(result, desired, state.uids, children);
+      const retired = children
+        .filter((c) => !keep.has(c.uid))
+        .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
+      const pruned = await pruneRetired(this.deps.client, this.deps.watches, this.deps.log, retired);
+      pruneErrors = pruned.errors;
+      if (pruneErrors.length === 0) {
+        const kept = children.filter((c) => keep.has(c.uid));
+        const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
+        parent = (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent;
+      }
+    }
+
+    // Status.
+    const status = this.instanceStatus(inst, result, state.hardError, state.conflicts, pruneErrors);
+    await this.writeStatus(api, parent, status);
+
+    const uid = identity.uid;
+    if (status.state === 'ERROR') {
+      const reason = state.hardError
+        ? 'ApplyFailed'
+        : pruneErrors.length > 0
+          ? 'PruneFailed'
+          : 'ResolutionFailed';
+      const message = state.hardError ?? pruneErrors.join('; ') ?? '';
+      return { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) };
+    }
+    if (status.state === 'IN_PROGRESS') {
+      return { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) };
+    }
+    this.waits.reset(uid);
+    return { kind: 'converged', reason: 'Ready', interest };
+  }
+
+  // ------------------------------------------------------------------ status
+
+  private instanceStatus(
+    inst: KubeObject,
+    result: EvaluationResult,
+    hardError: string | undefined,
+    conflicts: string[],
+    pruneErrors: string[],
+  ): InstanceStatus {
+    const gen = inst.metadata.generation ?? 0;
+    const prev = parseConditions(inst as unknown as Record<string, unknown>);
+    const now = () => this.now();
+    const evalErrors = result.errors.map((e) => `node ${e.node}: ${e.message}`);
+    const resolved =
+      evalErrors.length > 0
+        ? { status: 'False' as ConditionStatus, reason: 'ResolutionFailed', message: evalErrors.join('; ') }
+        : { status: 'True' as ConditionStatus, reason: 'Resolved', message: 'the graph resolved' };
+    let ready: { status: ConditionStatus; reason: string; message: string };
+    let state: InstanceState;
+    const applyProblem =
+      evalErrors.length > 0
+        ? undefined
+        : (hardError ?? (pruneErrors.length > 0 ? pruneErrors.join('; ') : undefined));
+    if (evalErrors.length > 0) {
+      ready = { status: 'Unknown', reason: 'ResolutionFailed', message: 'the graph did not resolve' };
+      state = 'ERROR';
+    } else if (applyProblem) {
+      ready = { status: 'False', reason: 'NotReady', message: applyProblem };
+      state = 'ERROR';
+    } else if (conflicts.length > 0) {
+      ready = { status: 'False', reason: 'NotReady', message: conflicts.join('; ') };
+      state = 'IN_PROGRESS';
+    } else if (!result.ready || result.firstSoft) {
+      const soft = result.firstSoft;
+      ready = {
+        status: 'False',
+        reason: 'NotReady',
+        message: soft ? `node ${soft.node}: ${soft.reason}` : 'not all resources are ready',
+      };
+      state = 'IN_PROGRESS';
+    } else {
+      ready = { status: 'True', reason: 'AllResourcesReady', message: 'all resources are ready' };
+      state = 'ACTIVE';
+    }
+    const conditions = instanceConditions(
+      prev,
+      {
+        managed: { status: 'True', reason: 'Managed', message: 'finalizer and labels are set' },
+        resolved,
+        resourcesReady: ready,
+      },
+      gen,
+      now,
+    );
+    if (state === 'ACTIVE' && result.statusErrors.length > 0) state = 'ERROR';
+    return { fields: (result.status ?? {}) as Record<string, unknown>, conditions, state };
+  }
+
+  private async writeStatus(api: InstanceApi, inst: KubeObject, status: InstanceStatus): Promise<void> {
+    const uid = inst.metadata.uid ?? '';
+    if (instanceStatusMatches(inst as unknown as Record<string, unknown>, status)) return;
+    const last = this.lastWrite.get(uid);
+    if (last?.status && last.rv >= Number(inst.metadata.resourceVersion) && jsonSame(last.status, status))
+      return;
+    const res = await this.deps.client.applyStatus(
+      {
+        apiVersion: `${api.group}/${api.version}`,
+        kind: api.kind,
+        metadata: inst.metadata.namespace
+          ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
+          : { name: inst.metadata.name },
+        status: instanceStatusJson(status),
+      },
+      { fieldManager: CONTROLLER_MANAGER, force: true },
+    );
+    this.lastWrite.set(uid, { rv: Number(res.metadata.resourceVersion), status });
+  }
+
+  // ------------------------------------------------------------------ parent
+
+  /**
+   * Applies the instance's own metadata as the parent manager: the §23.3 labels, the ApplySet
+   * annotations for `inv`, and (while `finalizer`) the finalizer. Skipped when already so.
+   */
+  private async ensureParent(
+    api: InstanceApi,
+    inst: KubeObject,
+    identity: InstanceIdentity,
+    inv: Inventory,
+    finalizer: boolean,
+  ): Promise<KubeObject | undefined> {
+    const metadata: Record<string, unknown> = {
+      name: inst.metadata.name,
+      labels: instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
+      annotations: inventoryAnnotations(identity.applySetId, inv),
+      ...(finalizer ? { finalizers: [INSTANCE_FINALIZER] } : {}),
+    };
+    if (inst.metadata.namespace) metadata.namespace = inst.metadata.namespace;
+    const desired = { apiVersion: `${api.group}/${api.version}`, kind: api.kind, metadata };
+    if (appliedFieldsAgree(desired, inst as unknown as Record<string, unknown>, PARENT_MANAGER)) return inst;
+    try {
+      const res = await this.deps.client.apply(desired as unknown as KubeObject, {
+        fieldManager: PARENT_MANAGER,
+        force: true,
+      });
+      const uid = res.metadata.uid ?? '';
+      this.lastWrite.set(uid, { ...this.lastWrite.get(uid), rv: Number(res.metadata.resourceVersion) });
+      return res;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  // ------------------------------------------------------------------ deletion
+
+  private async finalize(
+    api: InstanceApi,
+    inst: KubeObject,
+    identity: InstanceIdentity,
+    interest: Interest,
+  ): Promise<ReconcileOutcome> {
+    if (!(inst.metadata.finalizers ?? []).includes(INSTANCE_FINALIZER)) {
+      this.forget(identity.uid);
+      return { kind: 'deleted', reason: 'Deleted', interest };
+    }
+    const inv = readInventory(inst.metadata.annotations);
+    const children = await listChildren(
+      this.deps.watches,
+      this.deps.versions,
+      identity.applySetId,
+      inv,
+      identity.namespace,
+    );
+    const wave = await deleteNextWave(this.deps.client, this.deps.watches, this.deps.log, children, interest);
+    const gen = inst.metadata.generation ?? 0;
+    const prev = parseConditions(inst as unknown as Record<string, unknown>);
+    const now = () => this.now();
+    const resourcesReady =
+      wave.errors.length > 0
+        ? { status: 'False' as ConditionStatus, reason: 'ResourceDeleting', message: wave.errors.join('; ') }
+        : {
+            status: 'Unknown' as ConditionStatus,
+            reason: 'UnderDeletion',
+            message: wave.done
+              ? 'all resources deleted'
+              : `deleting wave ${wave.wave}: ${wave.remaining.join(', ')}`,
+          };
+    const fields = Object.fromEntries(
+      Object.entries((inst.status ?? {}) as Record<string, unknown>).filter(
+        ([k]) => k !== 'conditions' && k !== 'state',
+      ),
+    );
+    const conditions = instanceConditions(
+      prev,
+      {
+        managed: { status: 'True', reason: 'Managed', message: 'the instance is being deleted' },
+        resolved: prev.find((c) => c.type === 'GraphResolved') ?? {
+          status: 'Unknown',
+          reason: 'UnderDeletion',
+          message: 'not evaluated while deleting',
+        },
+        resourcesReady,
+      },
+      gen,
+      now,
+    );
+    if (!wave.done) {
+      await this.writeStatus(api, inst, { fields, conditions, state: 'DELETING' });
+      if (wave.errors.length > 0) {
+        return {
+          kind: 'failed',
+          reason: 'DeleteFailed',
+          interest,
+          error: new Error(`DeleteFailed: ${wave.errors.join('; ')}`),
+        };
+      }
+      return {
+        kind: 'waiting',
+        reason: `deleting wave ${wave.wave}`,
+        interest,
+        requeueAfterMs: WAVE_WAIT_MS,
+      };
+    }
+    // Everything is gone: drop the finalizer (our parent manager stops owning it).
+    await this.ensureParent(api, inst, identity, inv, false);
+    this.deps.log.info(
+      { instance: `${identity.namespace}/${identity.name}`, kind: api.kind },
+      'instance deleted',
+    );
+    this.forget(identity.uid);
+    return { kind: 'deleted', reason: 'Deleted', interest };
+  }
+}
+
+// -------------------------------------------------------------------- helpers
+
+function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
+  const name = inst.metadata.name ?? '';
+  const namespace = api.namespaced ? (inst.metadata.namespace ?? '') : '';
+  return {
+    uid: inst.metadata.uid ?? '',
+    name,
+    namespace,
+    group: api.group,
+    version: api.version,
+    kind: api.kind,
+    applySetId: applySetId(name, namespace, api.kind, api.group),
+  };
+}
+
+/** §22.2: an object already in another ApplySet is never taken over. */
+function otherApplySet(
+  d: DesiredObject,
+  observed: Record<string, unknown>,
+  ours: string,
+): string | undefined {
+  const labels = (observed.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+  const theirs = labels?.[LABEL_APPLYSET_PART_OF];
+  if (theirs === undefined || theirs === ours) return undefined;
+  return `resource belongs to a different ApplySet: ${d.id.kind} ${d.id.namespace ? `${d.id.namespace}/` : ''}${d.id.name} is part of ${theirs}`;
+}
+
+/**
+ * What pruning keeps (§22.2 step 4): the objects applied (or agreeing) this pass, and the objects of
+ * nodes that are pending (or held) — found by their node-id label. Excluded nodes keep nothing.
+ */
+function keepSet(
+  result: EvaluationResult,
+  desired: DesiredObject[],
+  uids: Map<string, string>,
+  children: Child[],
+): Set<string> {
+  const keep = new Set<string>();
+  for (const d of desired) {
+    const u = uids.get(d.key);
+    if (u) keep.add(u);
+  }
+  const keeps = (n: NodeResult): boolean => n.state === 'pending' || n.held === true;
+  const pending = new Set(result.nodes.filter(keeps).map((n) => labelValue(n.path).value));
+  for (const c of children) {
+    const node = c.obj.metadata.labels?.[LABEL_NODE_ID];
+    if (node !== undefined && pending.has(node)) keep.add(c.uid);
+  }
+  return keep;
+}
+
+function isNotFound(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 404;
+}
+
+function jsonSame(a: InstanceStatus, b: InstanceStatus): boolean {
+  return JSON.stringify(instanceStatusJson(a)) === JSON.stringify(instanceStatusJson(b));
+}

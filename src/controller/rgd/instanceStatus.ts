@@ -1,0 +1,113 @@
+/**
+ * The status kgraph writes on an RGD instance (graph-semantics.md §20.2, §21.3): the author's projected
+ * fields, the conditions InstanceManaged, GraphResolved, ResourcesReady and Ready (the root), and
+ * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. Pure.
+ */
+import { jsonEqual } from '../ownership.ts';
+import { type Condition, type ConditionStatus, condition } from '../status.ts';
+
+export type InstanceState = 'IN_PROGRESS' | 'ACTIVE' | 'DELETING' | 'ERROR';
+
+export const BUILTIN_INSTANCE_CONDITIONS = [
+  'InstanceManaged',
+  'GraphResolved',
+  'ResourcesReady',
+  'Ready',
+] as const;
+
+export interface InstanceStatus {
+  /** The author's projected fields (§20.2), without `conditions` and `state`. */
+  fields: Record<string, unknown>;
+  conditions: Condition[];
+  state: InstanceState;
+}
+
+export interface ConditionInput {
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The conditions currently on the instance (lenient: a human may have edited them). */
+export function parseConditions(instance: Record<string, unknown>): Condition[] {
+  const s = isObj(instance.status) ? instance.status : {};
+  const out: Condition[] = [];
+  for (const c of Array.isArray(s.conditions) ? s.conditions : []) {
+    if (!isObj(c) || typeof c.type !== 'string') continue;
+    out.push({
+      type: c.type,
+      status: c.status === 'True' || c.status === 'False' ? c.status : 'Unknown',
+      reason: typeof c.reason === 'string' ? c.reason : '',
+      message: typeof c.message === 'string' ? c.message : '',
+      observedGeneration: typeof c.observedGeneration === 'number' ? c.observedGeneration : 0,
+      lastTransitionTime: typeof c.lastTransitionTime === 'string' ? c.lastTransitionTime : '',
+    });
+  }
+  return out;
+}
+
+/**
+ * The four built-in conditions; Ready is True when the other three are, otherwise a copy of the first
+ * one that is not (in the order above), as the Graph's Ready copies its least healthy dependent.
+ */
+export function instanceConditions(
+  previous: readonly Condition[],
+  parts: { managed: ConditionInput; resolved: ConditionInput; resourcesReady: ConditionInput },
+  generation: number,
+  now: () => string,
+): Condition[] {
+  const managed = condition(
+    previous,
+    'InstanceManaged',
+    parts.managed.status,
+    parts.managed.reason,
+    parts.managed.message,
+    generation,
+    now,
+  );
+  const resolved = condition(
+    previous,
+    'GraphResolved',
+    parts.resolved.status,
+    parts.resolved.reason,
+    parts.resolved.message,
+    generation,
+    now,
+  );
+  const ready = condition(
+    previous,
+    'ResourcesReady',
+    parts.resourcesReady.status,
+    parts.resourcesReady.reason,
+    parts.resourcesReady.message,
+    generation,
+    now,
+  );
+  const worst = [managed, resolved, ready].find((c) => c.status !== 'True');
+  const root = worst
+    ? condition(
+        previous,
+        'Ready',
+        worst.status === 'Unknown' ? 'Unknown' : 'False',
+        worst.reason,
+        worst.message,
+        generation,
+        now,
+      )
+    : condition(previous, 'Ready', 'True', 'Ready', 'all resources are ready', generation, now);
+  return [managed, resolved, ready, root];
+}
+
+/** The status object as written (stable key order: fields, conditions, state). */
+export function instanceStatusJson(s: InstanceStatus): Record<string, unknown> {
+  return { ...s.fields, conditions: s.conditions.map((c) => ({ ...c })), state: s.state };
+}
+
+/** True when `s` is what the instance's status already says (no write needed). */
+export function instanceStatusMatches(instance: Record<string, unknown>, s: InstanceStatus): boolean {
+  return jsonEqual(isObj(instance.status) ? instance.status : {}, instanceStatusJson(s));
+}

@@ -1,0 +1,66 @@
+/**
+ * Names the RGD side writes (graph-semantics.md §19, §22.2, §23.2–§23.5): the RGD API, the instance
+ * finalizer and field manager, the labels and annotations stamped on instances and their children,
+ * and the ApplySet id of an instance (KEP-3659). Pure.
+ */
+import { createHash } from 'node:crypto';
+
+export const RGD_API_VERSION = 'kro.run/v1alpha1';
+export const RGD_KIND = 'ResourceGraphDefinition';
+export const RGD_PLURAL = 'resourcegraphdefinitions';
+export const RGD_CRD_NAME = 'resourcegraphdefinitions.kro.run';
+
+/** The version kgraph writes into `kro.run/kro-version` and the ApplySet tooling annotation. */
+export const KGRAPH_VERSION = '0.1.0';
+
+/** Instance finalizer (§23.5) and the one field manager of every instance child (§1). */
+export const INSTANCE_FINALIZER = 'kro.run/finalizer';
+export const APPLYSET_MANAGER = 'kro.run/applyset';
+
+export const ANNOTATION_ALLOW_BREAKING = 'kro.run/allow-breaking-changes';
+/** `kro.run/reconcile: suspended` on an instance stops its reconciliation (§20.4). */
+export const ANNOTATION_RECONCILE = 'kro.run/reconcile';
+
+// §23.2: children
+export const LABEL_OWNED = 'kro.run/owned';
+export const LABEL_KRO_VERSION = 'kro.run/kro-version';
+export const LABEL_INSTANCE_ID = 'kro.run/instance-id';
+export const LABEL_INSTANCE_NAME = 'kro.run/instance-name';
+export const LABEL_INSTANCE_NAMESPACE = 'kro.run/instance-namespace';
+export const LABEL_INSTANCE_GROUP = 'kro.run/instance-group';
+export const LABEL_INSTANCE_VERSION = 'kro.run/instance-version';
+export const LABEL_INSTANCE_KIND = 'kro.run/instance-kind';
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const ANNOTATION_INSTANCE_NAME = 'internal.kro.run/instance-name';
+export const ANNOTATION_INSTANCE_GROUP = 'internal.kro.run/instance-group';
+
+// §23.3: instances (and, for ownership, the generated CRD)
+export const LABEL_RGD_ID = 'kro.run/resource-graph-definition-id';
+export const LABEL_RGD_NAME = 'kro.run/resource-graph-definition-name';
+
+// KEP-3659 ApplySet
+export const LABEL_APPLYSET_ID = 'applyset.kubernetes.io/id';
+export const LABEL_APPLYSET_PART_OF = 'applyset.kubernetes.io/part-of';
+export const ANNOTATION_APPLYSET_TOOLING = 'applyset.kubernetes.io/tooling';
+export const ANNOTATION_APPLYSET_GKS = 'applyset.kubernetes.io/contains-group-kinds';
+export const ANNOTATION_APPLYSET_NAMESPACES = 'applyset.kubernetes.io/additional-namespaces';
+export const ANNOTATION_APPLYSET_HASH = 'internal.kro.run/applyset-inventory-hash';
+
+export const APPLYSET_TOOLING = `kgraph/v${KGRAPH_VERSION}`;
+
+/**
+ * The ApplySet id of an instance: `applyset-<base64url(sha256(name.namespace.kind.group))>-v1`, the
+ * base64 without padding as KEP-3659 prescribes (cluster-scoped instances have an empty namespace).
+ */
+export function applySetId(name: string, namespace: string, kind: string, group: string): string {
+  const digest = createHash('sha256').update(`${name}.${namespace}.${kind}.${group}`).digest('base64url');
+  return `applyset-${digest}-v1`;
+}
+
+/** True when the instance carries `kro.run/reconcile: suspended`. */
+export function isSuspended(annotations: Record<string, string> | undefined): boolean {
+  return annotations?.[ANNOTATION_RECONCILE] === 'suspended';
+}
+
+/** The manager of the instance's own metadata (labels, ApplySet annotations, finalizer). */
+export const PARENT_MANAGER = 'kro.run/applyset-parent';

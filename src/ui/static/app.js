@@ -1,0 +1,378 @@
+// kgraph ui: the page. Plain JavaScript, no framework, no build step. The server pushes the list of
+// entries and the selected entry's view over server-sent events (src/ui/server.ts); the shapes are
+// described in src/ui/model.ts. The DAG is Graphviz's SVG from the server; this file only colours
+// its nodes by state, adds item counts and opens a node's details on click.
+
+const STATES = ['ready', 'waiting', 'pending', 'excluded', 'failed', 'conflict', 'unknown'];
+const STATE_TEXT = {
+  ready: 'ready',
+  waiting: 'waiting for readiness',
+  pending: 'data pending',
+  excluded: 'excluded',
+  failed: 'failed',
+  conflict: 'conflict',
+  unknown: 'not evaluated',
+};
+const GROUPS = [
+  ['Graph', 'Graphs'],
+  ['RGD', 'ResourceGraphDefinitions'],
+  ['Instance', 'Instances'],
+];
+
+const $ = (id) => document.getElementById(id);
+
+/** Builds an element: h('td', {class: 'x'}, 'text', child). Text is always set as text, never as HTML. */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/** Replaces an element's children, skipping null/false and flattening arrays (as h() does). */
+function fill(el, ...children) {
+  el.replaceChildren(...children.flat(2).filter((c) => c !== undefined && c !== null && c !== false));
+}
+
+const page = {
+  entries: [],
+  view: null,
+  key: decodeURIComponent(location.hash.slice(1)),
+  node: null,
+  svg: '',
+  events: null,
+};
+
+function connect() {
+  page.events?.close();
+  const url = `/api/events${page.key ? `?key=${encodeURIComponent(page.key)}` : ''}`;
+  const es = new EventSource(url);
+  page.events = es;
+  const conn = $('conn');
+  es.onopen = () => {
+    conn.dataset.state = 'live';
+    conn.textContent = 'live';
+  };
+  es.onerror = () => {
+    conn.dataset.state = 'lost';
+    conn.textContent = 'reconnecting…';
+  };
+  es.addEventListener('entries', (e) => {
+    const data = JSON.parse(e.data);
+    page.entries = data.entries;
+    $('source').textContent = data.description;
+    renderList();
+  });
+  es.addEventListener('view', (e) => {
+    page.view = JSON.parse(e.data);
+    renderView();
+  });
+}
+
+// ------------------------------------------------------------------ the list
+
+function renderList() {
+  const nsSelect = $('ns');
+  const chosen = nsSelect.value;
+  const namespaces = [...new Set(page.entries.map((e) => e.namespace).filter(Boolean))].sort();
+  nsSelect.replaceChildren(
+    h('option', { value: '' }, 'all namespaces'),
+    ...namespaces.map((ns) => h('option', { value: ns, selected: ns === chosen }, ns)),
+  );
+  const q = $('q').value.trim().toLowerCase();
+  const shown = page.entries.filter(
+    (e) =>
+      (chosen === '' || e.namespace === chosen) &&
+      (q === '' || `${e.namespace ?? ''}/${e.name} ${e.kind}`.toLowerCase().includes(q)),
+  );
+  const list = $('list');
+  list.replaceChildren();
+  for (const [type, title] of GROUPS) {
+    const items = shown.filter((e) => e.type === type);
+    if (items.length === 0) continue;
+    list.append(h('h3', {}, title));
+    for (const e of items) {
+      const label =
+        e.type === 'Instance'
+          ? `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`
+          : `${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
+      list.append(
+        h(
+          'a',
+          {
+            href: `#${encodeURIComponent(e.key)}`,
+            class: e.key === page.key ? 'selected' : undefined,
+            'data-key': e.key,
+            'data-ready': e.ready,
+            title: e.message,
+          },
+          h('span', { class: 'dot', 'data-ready': e.ready }),
+          label,
+          h(
+            'span',
+            { class: 'sub' },
+            e.ready === 'True' ? 'Ready' : `${e.reason}${e.message ? `: ${e.message}` : ''}`,
+          ),
+        ),
+      );
+    }
+  }
+  if (shown.length === 0) list.append(h('p', { class: 'sub', style: 'padding: 0 0.8em' }, 'nothing to show'));
+}
+
+// ------------------------------------------------------------------ the selected view
+
+function chips(conditions) {
+  return h(
+    'div',
+    { class: 'chips' },
+    conditions.map((c) =>
+      h(
+        'span',
+        { class: 'chip', 'data-status': c.status, 'data-type': c.type, title: c.message },
+        `${c.type}=${c.status}`,
+        c.reason ? h('small', {}, ` ${c.reason}`) : null,
+      ),
+    ),
+  );
+}
+
+function renderView() {
+  const v = page.view;
+  $('empty').hidden = v !== null && v !== undefined;
+  $('view').hidden = !v;
+  if (!v) {
+    $('details').hidden = true;
+    if (page.key) $('empty').textContent = `${page.key} is not there (any more).`;
+    return;
+  }
+  if (v.error) {
+    $('title').textContent = page.key;
+    $('diagnostics').replaceChildren(h('pre', { class: 'diagnostic' }, v.error));
+    return;
+  }
+  $('title').textContent = v.title;
+  $('conditions').replaceChildren(chips(v.conditions));
+  $('note').hidden = !v.note;
+  $('note').textContent = v.note ?? '';
+  $('diagnostics').replaceChildren(
+    ...v.diagnostics.map((d) =>
+      h('pre', { class: 'diagnostic', 'data-code': d.code, 'data-severity': d.severity }, d.text),
+    ),
+  );
+  $('legend').replaceChildren(
+    ...STATES.map((s) => h('span', { class: 'state', 'data-state': s }, STATE_TEXT[s])),
+  );
+  if (v.svg !== page.svg) {
+    // The SVG is Graphviz output produced by our own server from the compiled graph.
+    $('dag').innerHTML = v.svg;
+    page.svg = v.svg;
+    fitDag();
+  }
+  decorateDag(v);
+  const status = $('status');
+  status.hidden = !v.status;
+  fill(status, ...(v.status ? [h('h4', {}, 'instance status (projected)'), h('pre', {}, v.status)] : []));
+  renderDetails();
+}
+
+/** Fits the drawing to the width, but never below 55 % of its natural size (then it scrolls). */
+function fitDag() {
+  const svg = document.querySelector('#dag svg');
+  if (!svg) return;
+  const natural = svg.viewBox.baseVal.width * (4 / 3);
+  const room = $('dag').clientWidth;
+  svg.removeAttribute('height');
+  svg.style.width = `${Math.round(Math.min(natural, Math.max(room, natural * 0.55)))}px`;
+}
+
+function decorateDag(v) {
+  const byPath = new Map(v.nodes.map((n) => [n.path, n]));
+  const svgNs = 'http://www.w3.org/2000/svg';
+  for (const g of document.querySelectorAll('#dag g.node, #dag g.cluster')) {
+    if (!g.dataset.node) {
+      const title = g.querySelector('title')?.textContent ?? '';
+      g.dataset.node = g.classList.contains('cluster') ? title.replace(/^cluster_/, '') : title;
+      if (g.classList.contains('node')) g.addEventListener('click', () => selectNode(g.dataset.node));
+    }
+    const n = byPath.get(g.dataset.node);
+    if (!n) continue;
+    g.dataset.state = n.state;
+    g.classList.toggle('selected', page.node === n.path);
+    const tip = g.querySelector('title');
+    if (tip) tip.textContent = `${n.path}: ${STATE_TEXT[n.state]}${n.reason ? ` — ${n.reason}` : ''}`;
+    g.querySelector('text.count')?.remove();
+    if (n.collection && g.classList.contains('node')) {
+      const box = g.getBBox();
+      const t = document.createElementNS(svgNs, 'text');
+      t.setAttribute('class', 'count');
+      t.setAttribute('x', String(box.x + box.width));
+      t.setAttribute('y', String(box.y - 3));
+      t.setAttribute('text-anchor', 'end');
+      t.textContent = n.readyCount === n.count ? `×${n.count}` : `×${n.count} (${n.readyCount} ready)`;
+      g.append(t);
+    }
+  }
+}
+
+function selectNode(path) {
+  page.node = path;
+  decorateDag(page.view);
+  renderDetails();
+}
+
+function objectSection(o) {
+  const changed = o.diff.filter((r) => r.change !== 'same');
+  const same = o.diff.length - changed.length;
+  return h(
+    'section',
+    { class: 'object', 'data-identity': o.identity ?? '', 'data-live': o.liveState },
+    h(
+      'h4',
+      {},
+      o.identity ?? 'value',
+      ' ',
+      o.liveState === 'none'
+        ? null
+        : h(
+            'span',
+            { class: 'state', 'data-state': o.liveState === 'found' ? 'ready' : 'waiting' },
+            `live: ${o.liveState}`,
+          ),
+      o.ready === undefined
+        ? null
+        : h(
+            'span',
+            { class: 'state', 'data-state': o.ready ? 'ready' : 'waiting' },
+            o.ready ? 'ready' : 'not ready',
+          ),
+    ),
+    o.reason ? h('p', { class: 'meta' }, o.reason) : null,
+    o.conditions.length > 0
+      ? h(
+          'table',
+          { class: 'conditions' },
+          h(
+            'tr',
+            {},
+            h('th', {}, 'condition'),
+            h('th', {}, 'status'),
+            h('th', {}, 'reason'),
+            h('th', {}, 'message'),
+          ),
+          o.conditions.map((c) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, c.type),
+              h('td', {}, c.status),
+              h('td', {}, c.reason),
+              h('td', {}, c.message),
+            ),
+          ),
+        )
+      : null,
+    o.diff.length > 0
+      ? h(
+          'div',
+          { class: 'diff' },
+          h(
+            'p',
+            { class: 'meta' },
+            `diff (rendered → live): ${changed.length} differing, ${same} equal field(s)`,
+          ),
+          changed.length > 0
+            ? h(
+                'table',
+                {},
+                h('tr', {}, h('th', {}, 'field'), h('th', {}, 'rendered'), h('th', {}, 'live')),
+                changed.map((r) =>
+                  h(
+                    'tr',
+                    { 'data-change': r.change },
+                    h('td', {}, r.path),
+                    h('td', {}, r.rendered),
+                    h('td', {}, r.live ?? '(absent)'),
+                  ),
+                ),
+              )
+            : null,
+        )
+      : null,
+    o.rendered
+      ? h(
+          'details',
+          { open: true },
+          h('summary', {}, 'rendered'),
+          h('pre', { class: 'rendered' }, o.rendered),
+        )
+      : null,
+    o.live ? h('details', {}, h('summary', {}, 'live object'), h('pre', { class: 'live' }, o.live)) : null,
+  );
+}
+
+function renderDetails() {
+  const panel = $('details');
+  const n = page.view?.nodes?.find((x) => x.path === page.node);
+  if (!n) {
+    panel.hidden = true;
+    return;
+  }
+  panel.hidden = false;
+  const where = n.location ? `${n.location.file}:${n.location.line}:${n.location.column}` : '';
+  fill(
+    panel,
+    h('button', { class: 'close', title: 'close', onclick: () => selectNode(null) }, '×'),
+    h(
+      'h3',
+      {},
+      n.path,
+      ' ',
+      h('span', { class: 'state', 'data-state': n.state, id: 'node-state' }, STATE_TEXT[n.state]),
+    ),
+    h(
+      'p',
+      { class: 'meta' },
+      `${n.kind}${n.collection ? ` · collection of ${n.count} (${n.readyCount} ready)` : ''}${where ? ` · declared at ${where}` : ''}`,
+    ),
+    n.reason ? h('p', { class: 'reason' }, n.reason) : null,
+    n.issue
+      ? h(
+          'div',
+          { class: 'issue' },
+          h('h4', {}, n.state === 'failed' ? 'failing expression' : 'pending expression'),
+          h(
+            'pre',
+            { class: 'issue', 'data-severity': n.state === 'failed' ? 'error' : 'info' },
+            n.issue.text ?? n.issue.message,
+          ),
+          n.issue.reference ? h('p', { class: 'meta' }, `missing: ${n.issue.reference}`) : null,
+        )
+      : null,
+    n.objects.length === 0 ? h('p', { class: 'meta' }, 'nothing rendered') : null,
+    n.objects.map(objectSection),
+  );
+}
+
+// ------------------------------------------------------------------ wiring
+
+window.addEventListener('hashchange', () => {
+  page.key = decodeURIComponent(location.hash.slice(1));
+  page.node = null;
+  page.view = null;
+  page.svg = '';
+  $('dag').replaceChildren();
+  renderList();
+  connect();
+});
+$('ns').addEventListener('change', renderList);
+window.addEventListener('resize', fitDag);
+$('q').addEventListener('input', renderList);
+connect();
