@@ -78,6 +78,7 @@ async function round(workloads: boolean): Promise<Round> {
       ephemeral: true,
       withControllers: true,
       withWorkloads: workloads,
+      readyTimeoutMs: 300_000,
     });
     const readyMs = performance.now() - t0;
     let rolloutMs: number | undefined;
