@@ -152,7 +152,8 @@ class ClusterSource implements UiSource {
     });
     const changed = (): void => this.changed();
     inf.addHandlers({ add: changed, update: (a, b) => a !== b && changed(), delete: changed });
-    inf.start();
+    // Started unless the source was closed meanwhile (start() awaits access reviews).
+    if (!this.closed) inf.start();
     return inf;
   }
 
@@ -172,6 +173,7 @@ class ClusterSource implements UiSource {
       this.rgdInformer.addHandlers({ add: () => void this.ensureInstanceInformers() });
     }
     if (await this.mayWatch('apiextensions.k8s.io', 'customresourcedefinitions')) {
+      if (this.closed) return;
       this.crdInformer = watchCRDs(this.client, {
         discovery: this.client.discovery,
         onChange: (crd) => {
@@ -430,8 +432,8 @@ class ClusterSource implements UiSource {
   }
 
   async close(): Promise<void> {
+    // Not waiting for start(): its informer waits can take long; what it starts later stays stopped.
     this.closed = true;
-    await this.ready.catch(() => undefined);
     await Promise.all([
       ...this.graphInformers.map((i) => i.stop()),
       ...[...this.instanceInformers.values()].map((i) => i.stop()),

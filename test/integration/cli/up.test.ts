@@ -126,6 +126,20 @@ describe('kgraph up / down', () => {
     }
   });
 
+  it('serves kgraph ui beside the controller, at the address it printed', async () => {
+    assert.ok(up);
+    const url = /ui: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(up.output())?.[1];
+    assert.ok(url, up.output());
+    assert.match(await (await fetch(url)).text(), /<title>kgraph ui<\/title>/);
+    const { entries } = (await (await fetch(`${url}api/entries`)).json()) as { entries: { key: string }[] };
+    for (const name of ['showcase', 'namespace-decorator', 'team-stamper']) {
+      assert.ok(
+        entries.some((e) => e.key === `graph:${NS}/${name}`),
+        `${name} in ${JSON.stringify(entries)}`,
+      );
+    }
+  });
+
   it('the showcase created its resources: forEach items, the subgraph, the policy and the patch', async () => {
     assert.ok(client);
     for (const tier of ['web', 'api']) {
