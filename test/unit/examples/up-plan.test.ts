@@ -46,6 +46,7 @@ describe('kgraph up: the plan', () => {
       'Graph namespace-decorator',
       'Graph showcase',
       'Graph team-stamper',
+      'Graph webshop',
     ]);
     assert.deepEqual(
       plan.skipped.map((s) => id(s.doc)),
