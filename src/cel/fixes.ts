@@ -106,7 +106,10 @@ function installTimeFixes(): void {
   );
   overrideFunction(
     `duration(string): ${DUR}`,
-    (original) => ((s: string) => checkDuration((original as (s: string) => unknown)(s))) as never,
+    // Go's time.ParseDuration accepts a bare zero ("0", "+0", "-0") without a unit; cel-go and kro do too.
+    (original) =>
+      ((s: string) =>
+        checkDuration((original as (s: string) => unknown)(/^[-+]?0$/.test(s) ? '0s' : s))) as never,
   );
 }
 

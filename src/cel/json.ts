@@ -38,6 +38,9 @@ export function toJson(value: unknown): JsonValue {
     for (const [k, v] of value) out[keyString(k)] = toJson(v);
     return out;
   }
+  if (typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return toJson((value as { toJSON(): unknown }).toJSON()); // structured library values (kro.run.Condition)
+  }
   if (typeof value === 'object') {
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === null) {

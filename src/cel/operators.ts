@@ -73,4 +73,9 @@ export function installOperators(engine: Environment): void {
   engine.registerOperator('uint == int', (a: UintLike, b: bigint) => a.value === b);
   engine.registerOperator('double == uint', (a: number, b: UintLike) => numericEquals(a, b.value));
   engine.registerOperator('optional<dyn> == optional<dyn>', (a: unknown, b: unknown) => celEquals(a, b));
+  // cel-go types timestamps and durations as the well-known protobuf messages, which are nullable:
+  // `t != null` type-checks (and is true for any value). kro relies on it; strings, ints and lists
+  // stay non-nullable, as in cel-go.
+  engine.registerOperator('google.protobuf.Timestamp == null', () => false);
+  engine.registerOperator('google.protobuf.Duration == null', () => false);
 }

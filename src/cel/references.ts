@@ -102,6 +102,17 @@ export function listReferences(
       visit(body, v.op === 'id' ? new Set([...scope, v.args as string]) : scope);
       return;
     }
+    // runtime.newCondition({type: …, status: …}): the bare keys are field names, not references.
+    if (receiver?.op === 'id' && receiver.args === 'runtime' && name === 'newCondition') {
+      const map = callArgs[0];
+      if (map?.op === 'map' && Array.isArray(map.args)) {
+        for (const [key, value] of map.args as [AnyNode, AnyNode][]) {
+          if (key.op !== 'id') visit(key, scope);
+          visit(value, scope);
+        }
+        return;
+      }
+    }
     const isNamespaceCall = receiver?.op === 'id' && isGlobal(receiver.args as string);
     const bound = receiver ? boundVariableCount(name, callArgs.length, isNamespaceCall) : 0;
     if (receiver) visit(receiver, scope);

@@ -175,6 +175,7 @@ export function celToJson(value: unknown): ExactJson {
     for (const [k, v] of Object.entries(value)) setOwn(out, k, celToJson(v));
     return out;
   }
+  if (hasToJson(value)) return celToJson(value.toJSON()); // structured library values (kro.run.Condition)
   if (typeof value === 'object' && value.toString !== Object.prototype.toString) {
     // Library values (quantity, url, ip, semver …) are written in their canonical string form.
     return String(value);
@@ -192,4 +193,8 @@ function mapKey(key: unknown): string {
   if (typeof key === 'bigint' || typeof key === 'boolean') return String(key);
   if (key instanceof UnsignedInt) return key.value.toString();
   throw notJson(`map key of type ${typeof key} cannot be a JSON object key`);
+}
+
+function hasToJson(v: unknown): v is { toJSON(): unknown } {
+  return typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function';
 }

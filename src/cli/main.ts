@@ -1,25 +1,38 @@
 import { Command } from 'commander';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { explainClusterError } from './clusterErrors.ts';
 import { registerCommands } from './commands/index.ts';
+import { VERSION } from './version.ts';
 
 /** Builds the kgraph command tree. Each command lives in its own module under ./commands. */
 export function buildProgram(): Command {
   const program = new Command('kgraph')
     .description('Kubernetes resource graphs: compile, render and reconcile kro Graphs and RGDs')
-    .version('0.1.0')
+    .version(VERSION, '-V, --version')
+    .option('--no-color', 'no colours in any output (also: the NO_COLOR environment variable)')
     .showHelpAfterError();
   registerCommands(program);
   return program;
 }
 
+/**
+ * `--no-color` anywhere on the line means NO_COLOR (https://no-color.org), which every
+ * colour decision reads: colorette (listr2's colours), the validate and graph reports.
+ */
+export function applyNoColor(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
+  if (argv.includes('--no-color')) env.NO_COLOR = '1';
+}
+
 export async function main(argv: string[]): Promise<void> {
+  applyNoColor(argv);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const cluster = explainClusterError(err);
+    const message = cluster?.message ?? (err instanceof Error ? err.message : String(err));
     // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.
-    const code = err instanceof KgraphError ? `${err.code}: ` : '';
+    const code = cluster ? `${cluster.code}: ` : err instanceof KgraphError ? `${err.code}: ` : '';
     process.stderr.write(`kgraph: ${code}${message}\n`);
     process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
   }

@@ -10,21 +10,20 @@ import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { type Manifest, type PlannedObject, planOrder } from '../sdk/index.ts';
 import { cededPaths, ownedByOthers, payloadAt, stripCeded, valueAt } from './cede.ts';
+import { decideObject, decidePrunes, intentOf, isNoKind, keepsEntry, type PruneDecision } from './decide.ts';
 import {
   entryKey,
   type InventoryEntry,
   inventoryEntries,
   inventoryRef,
-  pruneCandidates,
   readInventory,
   writeInventory,
 } from './inventory.ts';
-import { decideJob, jobSpecHash, SPEC_HASH } from './jobs.ts';
+import { checkDeployName } from './ownership.ts';
 import { readinessOf } from './readiness.ts';
 
 export const DEFAULT_FIELD_MANAGER = 'kix';
 export const CEDED_FIELD_MANAGER = 'kix-ceded';
-export const HASH_ANNOTATION = 'kix.run/hash';
 
 export type DeployEventType =
   | 'waiting-deps'
@@ -64,6 +63,12 @@ export interface DeployOptions {
   prune?: boolean;
   /** Also prune CRDs, Namespaces and objects marked `kix.run/holds-data`. */
   pruneProtected?: boolean;
+  /**
+   * Asked, before anything is applied, when this name has never pruned before and the
+   * run would prune (the list is what the run will delete). `false` stops the run with
+   * nothing written. Without it the run goes ahead.
+   */
+  confirmPrune?: (prunes: readonly PruneDecision[]) => Promise<boolean>;
   onEvent?: (e: DeployEvent) => void;
 }
 
@@ -76,29 +81,6 @@ export interface DeployResult {
   drift: string[];
   failed: { key: string; message: string }[];
   events: DeployEvent[];
-}
-
-type Obj = Record<string, unknown>;
-
-/** Whether applying `desired` changed nothing visible compared to `live` (metadata noise ignored). */
-export function sameContent(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject) => {
-    const { metadata, status: _status, ...rest } = o;
-    return JSON.stringify(
-      sortKeys({ ...rest, labels: metadata.labels ?? {}, annotations: metadata.annotations ?? {} }),
-    );
-  };
-  return strip(a) === strip(b);
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === 'object') {
-    const out: Obj = {};
-    for (const k of Object.keys(v as Obj).sort()) out[k] = sortKeys((v as Obj)[k]);
-    return out;
-  }
-  return v;
 }
 
 function objectKeyOf(m: Manifest | KubeObject): string {
@@ -141,9 +123,9 @@ export class Deployer {
 
   async run(manifests: readonly Manifest[]): Promise<DeployResult> {
     const plan = planOrder(manifests);
-    const ref = inventoryRef(this.opts.name, this.opts.inventoryNamespace);
+    const ref = inventoryRef(checkDeployName(this.opts.name), this.opts.inventoryNamespace);
     const previous = await readInventory(this.client, ref);
-    const done = new Map<PlannedObject, Promise<boolean>>();
+    const current = inventoryEntries(plan);
     const result: DeployResult = {
       ok: true,
       order: plan.map((p) => objectKeyOf(p.manifest)),
@@ -154,6 +136,27 @@ export class Deployer {
       failed: [],
       events: this.events,
     };
+    const pruning = this.opts.prune !== false;
+    const pruneOpts = { ref, pruneProtected: this.opts.pruneProtected ?? false };
+    let confirmed = previous.pruneConfirmed;
+    if (pruning && !confirmed && this.opts.confirmPrune) {
+      const preview = (await decidePrunes(this.client, previous.entries, current, pruneOpts)).filter(
+        (d) => d.action === 'prune',
+      );
+      if (preview.length > 0) {
+        if (!(await this.opts.confirmPrune(preview))) {
+          result.ok = false;
+          result.failed.push({
+            key: ref.name,
+            message: `the first prune under the name ${ref.deployName} was not confirmed; nothing was applied`,
+          });
+          return result;
+        }
+        confirmed = true;
+      }
+    }
+
+    const done = new Map<PlannedObject, Promise<boolean>>();
     const byKey = new Map(plan.map((p) => [p.key, p]));
     for (const p of plan) {
       // Plan order is topological, so every dependency's promise exists already.
@@ -163,30 +166,25 @@ export class Deployer {
     const outcomes = await Promise.all(done.values());
     result.ok = outcomes.every(Boolean);
 
-    const current = inventoryEntries(plan);
     if (!result.ok) {
       // A failed run prunes nothing, but remembers what it applied so a later run can prune it.
-      const merged = new Map(previous.map((e) => [entryKey(e), e]));
+      const merged = new Map(previous.entries.map((e) => [entryKey(e), e]));
       for (const e of current)
         if (result.applied.includes(entryKey(e)) || result.unchanged.includes(entryKey(e)))
           merged.set(entryKey(e), e);
-      await writeInventory(this.client, ref, [...merged.values()], this.manager);
+      await writeInventory(this.client, ref, [...merged.values()], this.manager, confirmed);
       return result;
     }
     const kept: InventoryEntry[] = [];
-    if (this.opts.prune !== false) {
-      for (const e of pruneCandidates(previous, current)) {
-        const isProtected =
-          e.kind === 'CustomResourceDefinition' || e.kind === 'Namespace' || e.holdsData === true;
-        if (isProtected && !this.opts.pruneProtected) {
-          this.emit(
-            'skipped',
-            entryKey(e),
-            'not pruned: CRDs, Namespaces and data holders need --prune-protected',
-          );
-          kept.push(e);
+    if (pruning) {
+      // Decided again now: ownership is checked right before each delete.
+      for (const d of await decidePrunes(this.client, previous.entries, current, pruneOpts)) {
+        if (d.action !== 'prune') {
+          if (keepsEntry(d)) kept.push(d.entry);
+          if (d.action !== 'gone') this.emit('skipped', d.key, d.detail);
           continue;
         }
+        const e = d.entry;
         try {
           await this.client.delete(
             { apiVersion: e.apiVersion, kind: e.kind, namespace: e.namespace, name: e.name },
@@ -195,18 +193,20 @@ export class Deployer {
         } catch (err) {
           if (!(isApiError(err) && err.code === 404)) {
             result.ok = false;
-            result.failed.push({ key: entryKey(e), message: `prune: ${(err as Error).message}` });
+            result.failed.push({ key: d.key, message: `prune: ${(err as Error).message}` });
             kept.push(e);
             continue;
           }
         }
-        result.pruned.push(entryKey(e));
-        this.emit('pruned', entryKey(e));
+        confirmed = true;
+        result.pruned.push(d.key);
+        this.emit('pruned', d.key);
       }
     } else {
-      kept.push(...pruneCandidates(previous, current));
+      const keep = new Set(current.map(entryKey));
+      kept.push(...previous.entries.filter((e) => !keep.has(entryKey(e))));
     }
-    await writeInventory(this.client, ref, [...current, ...kept], this.manager);
+    await writeInventory(this.client, ref, [...current, ...kept], this.manager, confirmed);
     return result;
   }
 
@@ -253,34 +253,53 @@ export class Deployer {
 
   private async applyOne(p: PlannedObject, key: string, result: DeployResult): Promise<void> {
     this.emit('applying', key);
-    let desired = structuredClone(p.manifest) as unknown as KubeObject;
-    desired.metadata.annotations = { ...(desired.metadata.annotations ?? {}), [HASH_ANNOTATION]: p.hash };
-    if (p.kind === 'Job') desired.metadata.annotations[SPEC_HASH] = jobSpecHash(desired);
-
+    const ref = inventoryRef(this.opts.name, this.opts.inventoryNamespace);
+    let desired = intentOf(p, ref);
     let live = await this.getLive(desired);
-    if (p.kind === 'Job') {
-      const decision = decideJob(desired, live);
-      if (decision === 'refuse') {
-        throw new ApiError({
-          code: 422,
-          reason: 'JobChanged',
-          message: `${key}: the Job spec changed but a Job's pod template is immutable; give the Job a content-hashed name or annotate it kix.run/rerun: on-change`,
-        });
-      }
-      if (decision === 'rerun' && live) {
-        this.emit('rerun', key, 'spec changed: deleting the old Job and running it again');
-        await this.client.delete(this.target(live), {
+    const decision = await decideObject(this.client, p, live, {
+      ref,
+      fieldManager: this.manager,
+      force: this.opts.force ?? false,
+      probeUpdates: false,
+    });
+    switch (decision.action) {
+      case 'refused':
+      case 'owned-elsewhere':
+        throw new ApiError({ code: 422, reason: 'Refused', message: `${key}: ${decision.detail}` });
+      case 'conflict':
+        // Someone else wrote our fields (kubectl edit, another controller): drift owned by them.
+        result.drift.push(key);
+        this.emit(
+          'drift',
+          key,
+          `changed out of band by ${decision.conflict!.managers.join(', ')} at ${decision.conflict!.fields.join(', ')}`,
+        );
+        throw new ApiError({ code: 409, reason: 'Conflict', message: `${key}: ${decision.detail}` });
+      case 'unchanged':
+        result.unchanged.push(key);
+        this.emit('unchanged', key);
+        return;
+      case 'drift':
+        result.drift.push(key);
+        this.emit('drift', key, 'live object differs from the unchanged intent; repairing');
+        break;
+      case 'rerun': {
+        this.emit('rerun', key, decision.detail);
+        const uid = live!.metadata.uid!;
+        await this.client.delete(this.target(live!), {
           propagationPolicy: 'Background',
-          preconditions: { uid: live.metadata.uid! },
+          preconditions: { uid },
         });
-        const uid = live.metadata.uid;
         for (;;) {
           const now = await this.getLive(desired);
           if (!now || now.metadata.uid !== uid) break;
           await sleep(this.opts.pollMs ?? 300);
         }
         live = undefined;
+        break;
       }
+      default:
+        break;
     }
 
     const ceded = cededPaths(desired);
@@ -294,35 +313,6 @@ export class Deployer {
         }
       }
       desired = stripCeded(desired, ceded);
-    }
-
-    if (live && live.metadata.annotations?.[HASH_ANNOTATION] === p.hash) {
-      // Intent unchanged since the last deploy: any difference now is drift.
-      let dry: KubeObject | undefined;
-      try {
-        dry = await this.client.apply(desired, {
-          fieldManager: this.manager,
-          dryRun: true,
-          force: this.opts.force ?? false,
-        });
-      } catch (err) {
-        if (!(isApiError(err) && err.isApplyConflict)) throw err;
-        // Someone else wrote our fields (kubectl edit, another controller): drift owned by them.
-        result.drift.push(key);
-        this.emit(
-          'drift',
-          key,
-          `changed out of band by ${err.conflictingManagers.join(', ')} at ${err.conflicts.map((c) => c.field).join(', ')}`,
-        );
-        throw conflictError(key, err);
-      }
-      if (sameContent(dry, live)) {
-        result.unchanged.push(key);
-        this.emit('unchanged', key);
-        return;
-      }
-      result.drift.push(key);
-      this.emit('drift', key, 'live object differs from the unchanged intent; repairing');
     }
     try {
       await this.client.apply(desired, { fieldManager: this.manager, force: this.opts.force ?? false });
@@ -339,8 +329,7 @@ export class Deployer {
       return await this.client.getOrUndefined(this.target(m));
     } catch (err) {
       // The kind may not be served yet (a CR whose CRD was just created).
-      if (err instanceof Error && /no kind|NoKindMatch|not found in discovery/i.test(err.message))
-        return undefined;
+      if (isNoKind(err)) return undefined;
       throw err;
     }
   }

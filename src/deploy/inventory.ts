@@ -21,26 +21,46 @@ export interface InventoryEntry {
 
 export interface InventoryRef {
   namespace: string;
+  /** The ConfigMap's name, `kix-inventory-<deployName>`. */
   name: string;
+  /** The release name the inventory is for (the package name by default). */
+  deployName: string;
 }
 
 export function inventoryRef(deployName: string, namespace: string): InventoryRef {
-  return { namespace, name: `kix-inventory-${deployName}` };
+  return { namespace, name: `kix-inventory-${deployName}`, deployName };
+}
+
+/** What the inventory ConfigMap holds. */
+export interface Inventory {
+  /** false when no ConfigMap exists yet. */
+  exists: boolean;
+  entries: InventoryEntry[];
+  /**
+   * Whether a prune under this name has been confirmed before. The first prune of a
+   * name shows its list and asks (a name reused by mistake would otherwise delete
+   * another project's objects); later prunes of the same name go ahead.
+   */
+  pruneConfirmed: boolean;
 }
 
 export function entryKey(e: Pick<InventoryEntry, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
   return `${e.apiVersion}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
 }
 
-export async function readInventory(client: RestClient, ref: InventoryRef): Promise<InventoryEntry[]> {
+export async function readInventory(client: RestClient, ref: InventoryRef): Promise<Inventory> {
   const cm = await client.getOrUndefined({
     apiVersion: 'v1',
     kind: 'ConfigMap',
     namespace: ref.namespace,
     name: ref.name,
   });
-  const raw = (cm?.data as Record<string, string> | undefined)?.entries;
-  return raw ? (JSON.parse(raw) as InventoryEntry[]) : [];
+  const data = cm?.data as Record<string, string> | undefined;
+  return {
+    exists: cm !== undefined,
+    entries: data?.entries ? (JSON.parse(data.entries) as InventoryEntry[]) : [],
+    pruneConfirmed: data?.pruneConfirmed === 'true',
+  };
 }
 
 export async function writeInventory(
@@ -48,6 +68,7 @@ export async function writeInventory(
   ref: InventoryRef,
   entries: InventoryEntry[],
   fieldManager: string,
+  pruneConfirmed: boolean,
 ): Promise<void> {
   const body: KubeObject = {
     apiVersion: 'v1',
@@ -55,9 +76,12 @@ export async function writeInventory(
     metadata: {
       name: ref.name,
       namespace: ref.namespace,
-      labels: { 'app.kubernetes.io/managed-by': 'kgraph-deploy' },
+      labels: { 'app.kubernetes.io/managed-by': 'kgraph-deploy', 'kix.run/inventory': ref.deployName },
     },
-    data: { entries: JSON.stringify(entries, null, 1) },
+    data: {
+      entries: JSON.stringify(entries, null, 1),
+      ...(pruneConfirmed ? { pruneConfirmed: 'true' } : {}),
+    },
   };
   await client.apply(body, { fieldManager, force: true });
 }

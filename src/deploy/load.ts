@@ -4,13 +4,17 @@ import { extname, join } from 'node:path';
 import YAML from 'yaml';
 import { KgraphError } from '../diag/diagnostic.ts';
 import type { Manifest } from '../sdk/index.ts';
+import { recordedFiles } from './outDir.ts';
 
+/** A directory written by `synth --out-dir` gives exactly the files its record lists. */
 export function loadManifests(path: string): Manifest[] {
   const files = statSync(path).isDirectory()
-    ? readdirSync(path)
-        .filter((f) => ['.yaml', '.yml', '.json'].includes(extname(f)))
-        .sort()
-        .map((f) => join(path, f))
+    ? (
+        recordedFiles(path) ??
+        readdirSync(path)
+          .filter((f) => ['.yaml', '.yml', '.json'].includes(extname(f)))
+          .sort()
+      ).map((f) => join(path, f))
     : [path];
   const out: Manifest[] = [];
   for (const file of files) {

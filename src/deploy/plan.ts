@@ -1,16 +1,26 @@
 /**
- * `kgraph deploy --dry-run`: what a deploy would do, computed with server-side
- * dry-run applies (sdk.md B6.2) — create, update, unchanged, drift, conflict — plus
- * the prune list from the inventory. Writes nothing.
+ * `kgraph deploy --dry-run`: what the run will do (sdk.md B6.2), from the same
+ * decisions the run acts on (decide.ts) — create, update, unchanged, drift, conflict,
+ * Job reruns — plus the prune list with protection and ownership applied, in wave
+ * order. Writes nothing.
  */
-import { isApiError } from '../kube/errors.ts';
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { type Manifest, planOrder } from '../sdk/index.ts';
-import { DEFAULT_FIELD_MANAGER, HASH_ANNOTATION, sameContent } from './deployer.ts';
-import { entryKey, inventoryEntries, inventoryRef, pruneCandidates, readInventory } from './inventory.ts';
+import {
+  decideObject,
+  decidePrunes,
+  FAILING_ACTIONS,
+  isNoKind,
+  type ObjectAction,
+  type PruneAction,
+} from './decide.ts';
+import { DEFAULT_FIELD_MANAGER } from './deployer.ts';
+import { entryKey, inventoryEntries, inventoryRef, readInventory } from './inventory.ts';
+import { checkDeployName } from './ownership.ts';
+import { kubectlName } from './progress.ts';
 
-export type PlanAction = 'create' | 'update' | 'unchanged' | 'drift' | 'conflict' | 'import' | 'unknown-kind';
+export type PlanAction = ObjectAction;
 
 export interface PlanStep {
   key: string;
@@ -21,90 +31,132 @@ export interface PlanStep {
   detail?: string;
 }
 
+export interface PlanPrune {
+  key: string;
+  action: PruneAction;
+  detail?: string;
+}
+
 export interface DeployPlan {
+  name: string;
+  inventory: string;
   steps: PlanStep[];
-  prune: string[];
+  prune: PlanPrune[];
+  /** The run will ask before pruning: this name has never pruned before. */
+  pruneNeedsConfirmation: boolean;
+  /** The run would fail (a conflict, a refused Job, an object owned by another deploy, an unknown kind). */
+  fails: boolean;
+}
+
+function definesKind(manifests: readonly Manifest[], apiVersion: string, kind: string): boolean {
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  return manifests.some((m) => {
+    const spec = m.spec as { group?: unknown; names?: { kind?: unknown } } | undefined;
+    return m.kind === 'CustomResourceDefinition' && spec?.group === group && spec.names?.kind === kind;
+  });
 }
 
 export async function planDeploy(
   client: RestClient,
   manifests: readonly Manifest[],
-  opts: { name: string; inventoryNamespace: string; fieldManager?: string; force?: boolean },
+  opts: {
+    name: string;
+    inventoryNamespace: string;
+    fieldManager?: string;
+    force?: boolean;
+    prune?: boolean;
+    pruneProtected?: boolean;
+  },
 ): Promise<DeployPlan> {
+  const ref = inventoryRef(checkDeployName(opts.name), opts.inventoryNamespace);
   const plan = planOrder(manifests);
   const wave = new Map<string, number>();
-  const steps: PlanStep[] = [];
-  for (const p of plan) {
+  const steps: (PlanStep & { order: number })[] = [];
+  const decide = {
+    ref,
+    fieldManager: opts.fieldManager ?? DEFAULT_FIELD_MANAGER,
+    force: opts.force ?? false,
+  };
+  const keyOf = new Map(
+    plan.map((p) => [
+      p.key,
+      entryKey({
+        apiVersion: p.manifest.apiVersion,
+        kind: p.manifest.kind,
+        namespace: p.manifest.metadata.namespace,
+        name: p.manifest.metadata.name,
+      }),
+    ]),
+  );
+  for (const [order, p] of plan.entries()) {
     const w = p.dependsOn.reduce((m, d) => Math.max(m, (wave.get(d.key) ?? 0) + 1), 0);
     wave.set(p.key, w);
-    const key = entryKey({
-      apiVersion: p.manifest.apiVersion,
-      kind: p.manifest.kind,
-      namespace: p.manifest.metadata.namespace,
-      name: p.manifest.metadata.name,
-    });
-    const dependsOn = p.dependsOn.map((d) => d.key);
-    if (p.import) {
-      steps.push({ key, wave: w, action: 'import', dependsOn });
-      continue;
-    }
-    const desired = structuredClone(p.manifest) as unknown as KubeObject;
-    desired.metadata.annotations = { ...(desired.metadata.annotations ?? {}), [HASH_ANNOTATION]: p.hash };
-    const target = {
-      apiVersion: desired.apiVersion,
-      kind: desired.kind,
-      namespace: desired.metadata.namespace,
-      name: desired.metadata.name,
-    };
+    const key = keyOf.get(p.key)!;
+    const base = { key, wave: w, order, dependsOn: p.dependsOn.map((d) => keyOf.get(d.key) ?? d.key) };
     let live: KubeObject | undefined;
     try {
-      live = await client.getOrUndefined(target);
+      live = p.import
+        ? undefined
+        : await client.getOrUndefined({
+            apiVersion: p.manifest.apiVersion,
+            kind: p.manifest.kind,
+            namespace: p.manifest.metadata.namespace,
+            name: p.manifest.metadata.name,
+          });
     } catch (err) {
-      steps.push({ key, wave: w, action: 'unknown-kind', dependsOn, detail: (err as Error).message });
+      const message = err instanceof Error ? err.message : String(err);
+      if (isNoKind(err) && definesKind(manifests, p.manifest.apiVersion, p.manifest.kind)) {
+        steps.push({ ...base, action: 'create', detail: 'its CRD is created first' });
+      } else steps.push({ ...base, action: 'unknown-kind', detail: message });
       continue;
     }
-    if (!live) {
-      steps.push({ key, wave: w, action: 'create', dependsOn });
-      continue;
-    }
-    try {
-      const dry = await client.apply(desired, {
-        fieldManager: opts.fieldManager ?? DEFAULT_FIELD_MANAGER,
-        dryRun: true,
-        force: opts.force ?? false,
-      });
-      const same = sameContent(dry, live);
-      const intentUnchanged = live.metadata.annotations?.[HASH_ANNOTATION] === p.hash;
-      steps.push({
-        key,
-        wave: w,
-        action: same ? 'unchanged' : intentUnchanged ? 'drift' : 'update',
-        dependsOn,
-      });
-    } catch (err) {
-      if (isApiError(err) && err.isApplyConflict) {
-        steps.push({
-          key,
-          wave: w,
-          action: 'conflict',
-          dependsOn,
-          detail: `owned by ${err.conflictingManagers.join(', ')}`,
-        });
-      } else throw err;
-    }
+    const d = await decideObject(client, p, live, { ...decide, probeUpdates: true });
+    steps.push({ ...base, action: d.action, ...(d.detail ? { detail: d.detail } : {}) });
   }
-  const previous = await readInventory(client, inventoryRef(opts.name, opts.inventoryNamespace));
-  return { steps, prune: pruneCandidates(previous, inventoryEntries(plan)).map(entryKey) };
+  // Waves in order; within a wave, apply order.
+  steps.sort((a, b) => a.wave - b.wave || a.order - b.order);
+  const fails = steps.some((s) => FAILING_ACTIONS.has(s.action));
+  const inventory = await readInventory(client, ref);
+  const prunes =
+    opts.prune === false
+      ? []
+      : await decidePrunes(client, inventory.entries, inventoryEntries(plan), {
+          ref,
+          pruneProtected: opts.pruneProtected ?? false,
+        });
+  return {
+    name: ref.deployName,
+    inventory: `${ref.namespace}/${ref.name}`,
+    steps: steps.map(({ order: _order, ...s }) => s),
+    prune: prunes.map((d) => ({ key: d.key, action: d.action, ...(d.detail ? { detail: d.detail } : {}) })),
+    pruneNeedsConfirmation: !inventory.pruneConfirmed && prunes.some((d) => d.action === 'prune'),
+    fails,
+  };
 }
 
 export function formatPlan(plan: DeployPlan): string {
   const lines = plan.steps.map(
     (s) =>
-      `  wave ${s.wave}  ${s.action.padEnd(12)} ${s.key}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.join(', ')}` : ''}`,
+      `  wave ${s.wave}  ${s.action.padEnd(15)} ${kubectlName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(kubectlName).join(', ')}` : ''}`,
   );
-  const prune = plan.prune.map((k) => `  prune        ${k}`);
-  return (
-    [`plan (${plan.steps.length} objects, ${plan.prune.length} to prune):`, ...lines, ...prune].join('\n') +
-    '\n'
+  const pruned = plan.prune.filter((p) => p.action === 'prune');
+  const prune = plan.prune.map(
+    (p) =>
+      `  ${p.action === 'prune' ? 'prune' : p.action === 'gone' ? 'forget' : 'keep'}`.padEnd(25) +
+      ` ${kubectlName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
   );
+  const notes = [
+    ...(plan.pruneNeedsConfirmation
+      ? [
+          `note: the first prune under the name ${plan.name}; deploy asks before deleting (pass --yes without a terminal)`,
+        ]
+      : []),
+    ...(plan.fails ? ['the run would fail: see the conflict, refused or owned-elsewhere steps above'] : []),
+  ];
+  return `${[
+    `plan for ${plan.name} (inventory ${plan.inventory}): ${plan.steps.length} objects, ${pruned.length} to prune`,
+    ...lines,
+    ...prune,
+    ...notes,
+  ].join('\n')}\n`;
 }

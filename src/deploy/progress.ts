@@ -6,11 +6,65 @@
 import { Listr } from 'listr2';
 import type { DeployEvent, DeployResult } from './deployer.ts';
 
-const TERMINAL = new Set(['ready', 'failed', 'skipped']);
+const TERMINAL = new Set(['ready', 'failed', 'skipped', 'pruned']);
+
+/**
+ * An object as kubectl prints it: `deployment.apps/web -n orders`, `namespace/orders`,
+ * from a deploy key (`apiVersion/kind/namespace/name`).
+ */
+export function kubectlName(key: string): string {
+  const parts = key.split('/');
+  if (parts.length < 4) return key;
+  const name = parts.at(-1)!;
+  const namespace = parts.at(-2)!;
+  const kind = parts.at(-3)!;
+  const apiVersion = parts.slice(0, -3).join('/');
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  return `${kind.toLowerCase()}${group ? `.${group}` : ''}/${name}${namespace ? ` -n ${namespace}` : ''}`;
+}
 
 export function plainLine(e: DeployEvent): string {
   const secs = (e.at / 1000).toFixed(1).padStart(6);
-  return `${secs}s ${e.type.padEnd(12)} ${e.key}${e.message ? `  ${e.message}` : ''}`;
+  return `${secs}s ${e.type.padEnd(12)} ${kubectlName(e.key)}${e.message ? `  ${e.message}` : ''}`;
+}
+
+/** How often plain progress says what it still waits for when nothing changed. */
+export const HEARTBEAT_MS = 10_000;
+
+/**
+ * Plain progress (CI logs, pipes): one line per state change, and every `HEARTBEAT_MS`
+ * without one a line naming what the run still waits for, so a slow rollout never looks hung.
+ */
+export async function withPlainProgress(
+  write: (line: string) => void,
+  run: (onEvent: (e: DeployEvent) => void) => Promise<DeployResult>,
+  heartbeatMs = HEARTBEAT_MS,
+): Promise<DeployResult> {
+  const started = Date.now();
+  const open = new Map<string, DeployEvent>();
+  let lastLine = Date.now();
+  const timer = setInterval(
+    () => {
+      if (Date.now() - lastLine < heartbeatMs - 50 || open.size === 0) return;
+      const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+      const waiting = [...open.values()].map(
+        (e) => `${kubectlName(e.key)} (${e.type}${e.message ? `: ${e.message}` : ''})`,
+      );
+      write(`${secs}s ${'still'.padEnd(12)} waiting for ${waiting.join(', ')}`);
+      lastLine = Date.now();
+    },
+    Math.max(50, Math.floor(heartbeatMs / 4)),
+  );
+  try {
+    return await run((e) => {
+      if (TERMINAL.has(e.type)) open.delete(e.key);
+      else open.set(e.key, e);
+      write(plainLine(e));
+      lastLine = Date.now();
+    });
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Runs `run` while rendering its events; resolves with its result. */
@@ -20,7 +74,7 @@ export async function withProgress(
   write: (line: string) => void,
   run: (onEvent: (e: DeployEvent) => void) => Promise<DeployResult>,
 ): Promise<DeployResult> {
-  if (!tty) return run((e) => write(plainLine(e)));
+  if (!tty) return withPlainProgress(write, run);
 
   const waiters = new Map<string, { resolve: (e: DeployEvent) => void; update: (msg: string) => void }>();
   const finished = new Map<string, DeployEvent>();
@@ -33,7 +87,7 @@ export async function withProgress(
   };
   const list = new Listr(
     keys.map((key) => ({
-      title: key,
+      title: kubectlName(key),
       task: (_ctx: unknown, task: { output: string; title: string; skip: (msg: string) => void }) =>
         new Promise<void>((resolve, reject) => {
           const settle = (e: DeployEvent) => {

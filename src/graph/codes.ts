@@ -22,6 +22,8 @@ export const GraphCode = {
   InvalidServiceAccountName: 'KG2008',
   /** The compiler failed on a document (too deeply nested, or a bug); other documents still get their result. */
   InternalFailure: 'KG2009',
+  /** A map key written twice (warning; the last value wins, as kubectl and kro read it). */
+  DuplicateYamlKey: 'KG2016',
 
   // ── node ids ─────────────────────────────────────────────────────────────
   /** A node without `id`. */
@@ -138,6 +140,8 @@ export const GraphCode = {
   DuplicateConditionType: 'KG2092',
   /** `runtime.condition(schema, T)` for a custom condition type of the same RGD (§20.3). */
   OwnConditionLookup: 'KG2093',
+  /** A custom-condition expression that does not yield runtime.newCondition(…) or a list of them (§20.3). */
+  ConditionOutputType: 'KG2094',
 
   // ── nesting ──────────────────────────────────────────────────────────────
   /** A graph node whose payload is not `{nodes: [...]}`. */
@@ -178,6 +182,8 @@ export const GraphCode = {
   LiteralTypeMismatch: 'KG3009',
   /** A schema source that could not be used (warning: types fall back to dyn). */
   SchemaSourceUnavailable: 'KG3010',
+  /** CEL kgraph accepts but kro rejects, reported while kro compatibility is on (the default). */
+  KroIncompatible: 'KG3011',
 } as const;
 
 export type GraphCodeValue = (typeof GraphCode)[keyof typeof GraphCode];

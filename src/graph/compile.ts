@@ -47,6 +47,11 @@ export interface CompileOptions {
   resolver?: KindResolver;
   /** Type checking pass, injected to keep this module free of the type layer (see ./typecheck.ts). */
   typecheck?: (graph: CompiledGraph, ctx: TypecheckContext) => void;
+  /**
+   * kro compatibility (default true): reject CEL that kgraph accepts but kro does not (./kroCompat.ts),
+   * so that a manifest kgraph validates also works in kro. False accepts kgraph's extensions.
+   */
+  kroCompat?: boolean;
 }
 
 /** What the type-checking pass receives besides the graph. */
@@ -55,6 +60,8 @@ export interface TypecheckContext {
   /** Source position of a document field path (`spec.nodes[0].template.data.x`). */
   locate?: (path: string) => SourceLocation | undefined;
   report: (d: Omit<Diagnostic, 'location'> & { at?: SourceAt }) => void;
+  /** See CompileOptions.kroCompat (default true). */
+  kroCompat?: boolean;
 }
 
 export interface CompileResult {
@@ -89,6 +96,7 @@ export function compileDocument(doc: YDocument, options: CompileOptions = {}): C
   if (options.typecheck) {
     options.typecheck(graph, {
       resolver: options.resolver,
+      kroCompat: options.kroCompat !== false,
       locate: (path) => {
         const at = locatePath(root, path);
         return at ? doc.source.location(at.pos.offset, at.pos.length) : undefined;
@@ -164,7 +172,14 @@ function compileGraph(
   const listEntry = entryOf(spec, flavor.listKey);
   const listSegs: PathSegment[] = ['spec', flavor.listKey];
   const frame: FrameDraft = { path: '', depth: 0, nodes: [], byId: new Map() };
-  if (listEntry?.value.t !== 'seq' || listEntry.value.items.length === 0) {
+  const emptyList =
+    !listEntry ||
+    (listEntry.value.t === 'scalar' && listEntry.value.value === null) ||
+    (listEntry.value.t === 'seq' && listEntry.value.items.length === 0);
+  if (flavor.rgd && emptyList) {
+    // kro: spec.resources is optional; an RGD without resources is a pure API whose status comes from
+    // schema fields alone, and becomes Active (kro's own end-to-end suite has one).
+  } else if (listEntry?.value.t !== 'seq' || listEntry.value.items.length === 0) {
     if (
       listEntry &&
       listEntry.value.t !== 'seq' &&

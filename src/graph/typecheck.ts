@@ -9,6 +9,7 @@
  * outside, captured ancestor ids and schemaless regions are `dyn`.
  */
 import { baseEnvironment, type CelEnvironment, check } from '../cel/index.ts';
+import { CONDITION_TYPE } from '../cel/lib/index.ts';
 import {
   flatten,
   isAssignable,
@@ -30,6 +31,7 @@ import {
   slotsWithErrors,
   type TypecheckContext,
 } from './compile.ts';
+import { kroIncompatibilities } from './kroCompat.ts';
 import type {
   CompiledExpr,
   CompiledFrame,
@@ -88,7 +90,13 @@ class Checker {
       const env = this.env(this.frameVars(this.graph.root, new Map()));
       for (const s of this.graph.rgd.status) {
         const t = this.checkSlot(s.slot, env, undefined);
-        void t;
+        if (t !== undefined && s.path[0] === 'conditions' && !isConditionType(t)) {
+          this.report(
+            s.slot,
+            GraphCode.ConditionOutputType,
+            `condition expressions must return runtime.newCondition(...) or a list of them, got ${t}`,
+          );
+        }
       }
     }
   }
@@ -388,6 +396,18 @@ class Checker {
         continue;
       }
       e.resultType = r.value;
+      if (this.ctx.kroCompat !== false) {
+        for (const issue of kroIncompatibilities(e.cel, env)) {
+          this.report(
+            slot,
+            GraphCode.KroIncompatible,
+            `\${${e.cel}}: ${issue.message} [kro compatibility: this manifest would fail in kro; --no-kro-compat accepts it as a kgraph extension]`,
+            e.offset + 2 + issue.position,
+            Math.max(1, issue.end - issue.position),
+          );
+          ok = false;
+        }
+      }
       if (slot.mode === 'template' && !isStringLike(r.value)) {
         ok = false;
         this.report(
@@ -511,4 +531,10 @@ export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
       return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
     }),
   );
+}
+
+/** Custom conditions (§20.3): a Condition, a list of them, or dyn (checked when evaluated). */
+function isConditionType(t: string): boolean {
+  const item = t.startsWith('list<') && t.endsWith('>') ? t.slice(5, -1) : t;
+  return item === CONDITION_TYPE || item === 'dyn';
 }

@@ -32,6 +32,8 @@ export interface ValidateOptions {
   noBuiltins?: boolean;
   /** Offline bundle path, or false to disable it (default: the committed bundle). */
   bundle?: string | false;
+  /** kro compatibility (default true): see CompileOptions.kroCompat. */
+  kroCompat?: boolean;
 }
 
 export interface ValidateResult {
@@ -155,11 +157,12 @@ function compileAll(
   graphDocs: readonly YDocument[],
   resolver: KindResolver,
   rest: Pick<ValidateResult, 'fileDiagnostics' | 'sources'>,
+  kroCompat = true,
 ): ValidateResult {
   const objects: ObjectReport[] = [];
   const results: CompileResult[] = [];
   for (const doc of graphDocs) {
-    const result = compileGuarded(doc, resolver);
+    const result = compileGuarded(doc, resolver, kroCompat);
     results.push(result);
     objects.push({
       file: doc.file,
@@ -177,9 +180,9 @@ function compileAll(
  * Compiles one document; an exception (a compiler bug, or an input that defeats a depth limit) becomes
  * an error diagnostic on that document instead of ending the whole call.
  */
-function compileGuarded(doc: YDocument, resolver: KindResolver): CompileResult {
+function compileGuarded(doc: YDocument, resolver: KindResolver, kroCompat: boolean): CompileResult {
   try {
-    return compileDocument(doc, { resolver, typecheck: typecheckGraph });
+    return compileDocument(doc, { resolver, typecheck: typecheckGraph, kroCompat });
   } catch (err) {
     const at = doc.root ? doc.source.location(doc.root.pos.offset, 1) : { file: doc.file };
     return {
@@ -207,7 +210,7 @@ function internalFailure(err: unknown, location: Diagnostic['location']): Diagno
 export function validatePaths(paths: readonly string[], options: ValidateOptions = {}): ValidateResult {
   const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
   const { resolver } = buildResolver(options, crdObjects, fileDiagnostics);
-  return compileAll(graphDocs, resolver, { fileDiagnostics, sources });
+  return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);
 }
 
 /** As validatePaths, also consulting a live cluster (after the CRD files, before the bundle). */
@@ -219,5 +222,5 @@ export async function validatePathsLive(
   const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
   const { chained, resolver } = buildResolver(options, crdObjects, fileDiagnostics, live);
   await chained.prepare(apiVersionsOf(graphDocs));
-  return compileAll(graphDocs, resolver, { fileDiagnostics, sources });
+  return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);
 }

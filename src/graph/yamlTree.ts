@@ -145,7 +145,9 @@ function parseText(
   const source =
     remap && original !== undefined ? new SourceFile(name, original, remap) : new SourceFile(name, text);
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  // Duplicate keys are not a syntax error here: kubectl (sigs.k8s.io/yaml) and kro keep the last value,
+  // so kgraph does too, with a warning naming both lines (see convert).
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const documents: YDocument[] = [];
   const diagnostics: Diagnostic[] = [];
   const list = Array.isArray(docs) ? docs : [];
@@ -172,7 +174,17 @@ function parseText(
       });
     }
     if (doc.errors.length > 0) return;
-    const root = doc.contents ? convert(doc.contents as Node, text) : undefined;
+    const duplicates: { key: string; first: Pos; again: Pos }[] = [];
+    const root = doc.contents ? convert(doc.contents as Node, text, duplicates) : undefined;
+    for (const d of duplicates) {
+      const first = source.location(d.first.offset, d.first.length);
+      diagnostics.push({
+        severity: 'warning',
+        code: GraphCode.DuplicateYamlKey,
+        message: `duplicate map key ${JSON.stringify(d.key)} (lines ${first.line} and ${source.location(d.again.offset).line}): the last value is used, as kubectl and kro read it`,
+        location: source.location(d.again.offset, Math.max(1, d.again.length)),
+      });
+    }
     if (root === undefined || (root.t === 'scalar' && root.value === null)) return;
     documents.push({ file: name, index, root, source });
   });
@@ -190,7 +202,11 @@ function posOf(node: Node): Pos {
   return { offset: r[0], length: Math.max(0, r[1] - r[0]) };
 }
 
-function convert(node: Node, text: string): YNode {
+function convert(
+  node: Node,
+  text: string,
+  duplicates: { key: string; first: Pos; again: Pos }[] = [],
+): YNode {
   if (isAlias(node)) {
     // Aliases are resolved by value; positions point at the alias itself.
     return { t: 'scalar', value: null, pos: posOf(node) };
@@ -204,14 +220,19 @@ function convert(node: Node, text: string): YNode {
       const keyPos = k ? posOf(k) : posOf(node);
       const v = pair.value as Node | null;
       const value: YNode = v
-        ? convert(v, text)
+        ? convert(v, text, duplicates)
         : { t: 'scalar', value: null, pos: { offset: keyPos.offset + keyPos.length, length: 0 } };
+      const earlier = entries.findIndex((e) => e.key === key);
+      if (earlier >= 0) {
+        duplicates.push({ key, first: entries[earlier]!.keyPos, again: keyPos });
+        entries.splice(earlier, 1);
+      }
       entries.push({ key, keyPos, value });
     }
     return { t: 'map', entries, pos: posOf(node) };
   }
   if (isSeq(node)) {
-    return { t: 'seq', items: node.items.map((i) => convert(i as Node, text)), pos: posOf(node) };
+    return { t: 'seq', items: node.items.map((i) => convert(i as Node, text, duplicates)), pos: posOf(node) };
   }
   if (isScalar(node)) {
     const raw = node.value;

@@ -12,6 +12,7 @@ import { KgraphError } from '../diag/diagnostic.ts';
 import type { CompiledFrame, CompiledGraph, CompiledNode, ExprSlot } from '../graph/model.ts';
 import { frameNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
+import { type BuiltinCondition, evaluateCustomConditions, hasCustomConditions } from './conditions.ts';
 import { type CollectionItem, DEFAULT_MAX_COLLECTION_SIZE, expandForEach } from './forEach.ts';
 import { celHost, type EngineHost } from './host.ts';
 import {
@@ -37,6 +38,11 @@ export interface EvaluateInput {
   namespace?: string;
   /** Item limit per collection (§25). */
   maxCollectionSize?: number;
+  /**
+   * RGD with custom conditions (§20.3): the built-in conditions the controller computed for this pass;
+   * `runtime.condition(schema, 'ResourcesReady')` reads them. Default: none.
+   */
+  builtinConditions?: readonly BuiltinCondition[];
 }
 
 export interface EvaluateOptions {
@@ -117,6 +123,21 @@ export function evaluate(
     const projected = projectStatus(pass, scope);
     result.status = projected.status;
     result.statusErrors = projected.errors;
+    if (input.instance !== undefined && hasCustomConditions(compiled.rgd.status)) {
+      const { apiVersion, kind } = input.instance;
+      const type =
+        typeof apiVersion === 'string' && typeof kind === 'string' ? { apiVersion, kind } : undefined;
+      const withBuiltins = {
+        ...schemaValue(input.instance),
+        status: { conditions: (input.builtinConditions ?? []).map((c) => ({ ...c })) },
+      };
+      result.customConditions = evaluateCustomConditions(
+        host,
+        compiled.rgd.status,
+        scope,
+        host.fromJson(withBuiltins, type),
+      );
+    }
   }
   return result;
 }
@@ -767,6 +788,7 @@ function projectStatus(
   const status: Record<string, PlainValue> = {};
   const errors: RuntimeIssue[] = [];
   for (const field of pass.compiled.rgd?.status ?? []) {
+    if (field.path[0] === 'conditions') continue; // custom conditions: ./conditions.ts
     let value: unknown;
     try {
       value = renderTree(pass.host, { t: 'expr', slot: field.slot }, scope);

@@ -5,6 +5,12 @@
 
 export { canonicalKey } from './canonical.ts';
 export { RuntimeCode, type RuntimeCodeValue } from './codes.ts';
+export {
+  type AuthoredCondition,
+  type BuiltinCondition,
+  type CustomConditionsResult,
+  hasCustomConditions,
+} from './conditions.ts';
 export { applyDefaults } from './defaults.ts';
 export { type EvaluateInput, type EvaluateOptions, evaluate } from './engine.ts';
 export {

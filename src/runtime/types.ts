@@ -4,6 +4,7 @@
  * BigInt and are written exactly by `stringifyLossless`.
  */
 import type { NodeKind, Plane } from '../graph/model.ts';
+import type { CustomConditionsResult } from './conditions.ts';
 import type { ObjectIdentity } from './observed.ts';
 import type { PlainValue } from './values.ts';
 
@@ -93,6 +94,11 @@ export interface EvaluationResult {
   status?: Record<string, PlainValue>;
   /** RGD only: hard errors while projecting status fields (the field is left out). */
   statusErrors: RuntimeIssue[];
+  /**
+   * RGD with `spec.schema.status.conditions` only (§20.3): the authored conditions of this pass. When
+   * present, the controller writes these instead of the built-in conditions (see ./conditions.ts).
+   */
+  customConditions?: CustomConditionsResult;
   /** Hard errors of the pass (nodes in state `error`). A non-empty list aborts the apply. */
   errors: RuntimeIssue[];
   /** Every node ready or excluded. */

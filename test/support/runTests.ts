@@ -17,7 +17,8 @@ const files = process.argv.slice(2);
 const needsCluster = files.some((f) => f.includes('test/integration/'));
 
 let stop: (() => Promise<void>) | undefined;
-let logFile: string | undefined;
+// A plane started outside this runner may hand its log in too, to be shown on failure.
+let logFile: string | undefined = process.env.KGRAPH_TEST_LOG;
 const env: NodeJS.ProcessEnv = { ...process.env };
 
 if (needsCluster && !process.env.KGRAPH_TEST_KUBECONFIG) {
@@ -46,13 +47,29 @@ if (needsCluster && !process.env.KGRAPH_TEST_KUBECONFIG) {
   };
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...files], { stdio: 'inherit', env });
-const code: number = await new Promise((res) => child.on('exit', (c, sig) => res(c ?? (sig ? 1 : 0))));
+// stdout is piped to keep the summary; the reporter a terminal would get stays the same.
+const reporter = process.stdout.isTTY ? ['--test-reporter=spec'] : [];
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporter, ...files], {
+  stdio: ['inherit', 'pipe', 'inherit'],
+  env,
+});
+const summary = /^\s*(?:#|ℹ) (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /;
+const summaryLines: string[] = [];
+let partial = '';
+child.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  const lines = (partial + chunk.toString('utf8')).split('\n');
+  partial = lines.pop() ?? '';
+  for (const l of lines) if (summary.test(l)) summaryLines.push(l);
+});
+const code: number = await new Promise((res) => child.on('close', (c, sig) => res(c ?? (sig ? 1 : 0))));
 
 if (code !== 0 && logFile) {
   const lines = readFileSync(logFile, 'utf8').split('\n');
-  process.stderr.write(`\n--- last 60 lines of the control-plane log (${logFile}) ---\n`);
-  process.stderr.write(lines.slice(-60).join('\n') + '\n');
+  process.stdout.write(`\n--- last 60 lines of the control-plane log (${logFile}) ---\n`);
+  process.stdout.write(lines.slice(-60).join('\n') + '\n');
+  // The summary last, so the end of `npm test` says how the run went.
+  process.stdout.write(`\n--- test summary ---\n${summaryLines.join('\n')}\n`);
 }
 if (stop) await stop();
 process.exit(code);

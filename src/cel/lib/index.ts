@@ -7,6 +7,7 @@ import { kroJsonLibrary } from './kro-json.ts';
 import { kroListsLibrary } from './kro-lists.ts';
 import { kroMapsLibrary } from './kro-maps.ts';
 import { kroRandomLibrary } from './kro-random.ts';
+import { kroRuntimeLibrary } from './kro-runtime.ts';
 import type { CelLibrary } from './library.ts';
 import { listsLibrary } from './lists.ts';
 import { omitLibrary } from './omit.ts';
@@ -16,6 +17,7 @@ import { semverLibrary } from './semver.ts';
 import { stringsLibrary } from './strings.ts';
 import { urlLibrary } from './url.ts';
 
+export { CONDITION_TYPE, RuntimeCondition } from './kro-runtime.ts';
 export type { CelLibrary } from './library.ts';
 export { isOmit, OMIT, OmitSentinel } from './omit.ts';
 
@@ -37,4 +39,5 @@ export const allLibraries: CelLibrary[] = [
   kroHashLibrary,
   kroListsLibrary,
   omitLibrary,
+  kroRuntimeLibrary,
 ];

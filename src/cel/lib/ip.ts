@@ -220,5 +220,31 @@ export const ipLibrary: CelLibrary = {
     env.registerFunction('net.CIDR.masked(): net.CIDR', (c: CelCIDR) => c.masked());
     env.registerFunction('net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.bits));
     env.registerOperator('net.CIDR == net.CIDR', (a: CelCIDR, b: CelCIDR) => a.equals(b));
+    registerNetTypeNames(env);
   },
 };
+
+/**
+ * `net.IP` and `net.CIDR` as type values (`type(ip('1.2.3.4')) == net.IP`), as cel-go resolves qualified
+ * type names. The engine compares types by identity and keeps the instance private, so the constant
+ * reads it back lazily through `type(…)` on the first access (evaluation never modifies the registry).
+ */
+function registerNetTypeNames(env: Environment): void {
+  const cache = new Map<string, unknown>();
+  const typeOf = (name: string, sample: string): unknown => {
+    let t = cache.get(name);
+    if (t === undefined) {
+      t = env.evaluate(sample);
+      cache.set(name, t);
+    }
+    return t;
+  };
+  env.registerConstant('net', 'map<string, type>', {
+    get IP() {
+      return typeOf('IP', "type(ip('0.0.0.0'))");
+    },
+    get CIDR() {
+      return typeOf('CIDR', "type(cidr('0.0.0.0/0'))");
+    },
+  });
+}

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCelCommand } from './cel.ts';
 import { registerClusterCommands } from './cluster.ts';
+import { registerCompletionCommand } from './completion.ts';
 import { registerControllerCommand } from './controller.ts';
 import { registerCrdCommand } from './crd.ts';
 import { registerDeployCommand } from './deploy.ts';
@@ -11,6 +12,7 @@ import { registerSynthCommand } from './synth.ts';
 import { registerUiCommand } from './ui.ts';
 import { registerUpCommands } from './up.ts';
 import { registerValidateCommand } from './validate.ts';
+import { registerVersionCommand } from './version.ts';
 
 /**
  * One line per command module. Each module exports a `register…(program)` function
@@ -29,4 +31,7 @@ export function registerCommands(program: Command): void {
   registerControllerCommand(program);
   registerUpCommands(program);
   registerUiCommand(program);
+  registerVersionCommand(program);
+  // Last: it completes every command registered before it.
+  registerCompletionCommand(program);
 }

@@ -45,7 +45,8 @@ export function readObjects(file: string): KubeObject[] {
   const text = readFileSync(file, 'utf8');
   const out: KubeObject[] = [];
   let index = 0;
-  for (const doc of parseAllDocuments(text)) {
+  // Duplicate keys: the last value wins, as kubectl reads them (the compiler warns, KG2009).
+  for (const doc of parseAllDocuments(text, { uniqueKeys: false })) {
     index++;
     if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
     const value: unknown = doc.toJS();
@@ -74,8 +75,33 @@ function checkIdentity(obj: Record<string, unknown>, file: string, doc: number):
   return obj;
 }
 
+interface SpecSchema {
+  type?: string;
+  properties?: Record<string, SpecSchema>;
+  required?: string[];
+  default?: unknown;
+}
+
+/** `spec.…` paths that the schema requires and that have no default: an empty instance lacks them. */
+export function requiredWithoutDefaults(schema: SpecSchema | undefined, path = 'spec'): string[] {
+  if (!schema?.properties) return [];
+  const out: string[] = [];
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    const here = `${path}.${name}`;
+    const required = schema.required?.includes(name) ?? false;
+    if (required && prop.default === undefined) out.push(here);
+    // Fields inside an object that exists (required, or defaulted) are required too.
+    else if (required || prop.default !== undefined) out.push(...requiredWithoutDefaults(prop, here));
+  }
+  return out;
+}
+
 /** The instance an RGD is rendered for: the file's, or a minimal one; spec defaults applied. */
-function prepareInstance(graph: CompiledGraph, file: string | undefined): KubeObject {
+function prepareInstance(
+  graph: CompiledGraph,
+  file: string | undefined,
+  warn: (text: string) => void = () => {},
+): KubeObject {
   const rgd = graph.rgd!;
   let instance: KubeObject;
   if (file !== undefined) {
@@ -98,6 +124,14 @@ function prepareInstance(graph: CompiledGraph, file: string | undefined): KubeOb
     };
   }
   const generated = generateCrdFromSchemaSection(rgd.raw);
+  if (file === undefined) {
+    const missing = requiredWithoutDefaults(generated.specSchema as SpecSchema);
+    if (missing.length > 0) {
+      warn(
+        `kgraph: rendering ${rgd.kind} with an empty spec, which lacks the required field(s) without a default: ${missing.join(', ')}; pass --instance FILE\n`,
+      );
+    }
+  }
   const metadata = isRecord(instance.metadata) ? { ...instance.metadata } : {};
   if (rgd.scope === 'Namespaced' && typeof metadata.namespace !== 'string') metadata.namespace = 'default';
   return {
@@ -168,8 +202,8 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
     stderr: `${stderr}kgraph: ${message}\n`,
     exitCode: 1,
   });
-  if (opts.output !== 'yaml' && opts.output !== 'json') {
-    throw new Error(`unknown output format "${opts.output}" (use yaml or json)`);
+  if (opts.output !== 'yaml' && opts.output !== 'json' && opts.output !== 'manifests') {
+    throw new Error(`unknown output format "${opts.output}" (use yaml, json or manifests)`);
   }
   const validated = validatePaths([file], { crdFiles: opts.crd });
   for (const d of validated.fileDiagnostics) {
@@ -208,12 +242,15 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
     state,
     ...clusterKinds(opts.crd, graph),
     untilConverged: opts.untilConverged === true,
-    ...(graph.rgd !== undefined ? { instance: prepareInstance(graph, opts.instance) } : {}),
+    ...(graph.rgd !== undefined ? { instance: prepareInstance(graph, opts.instance, err) } : {}),
   });
+  // lineWidth 0: no folding of long reasons and values at 80 columns.
   const text =
     opts.output === 'json'
       ? `${stringifyLossless(simulated.output as unknown as PlainValue)}\n`
-      : stringifyYaml(simulated.output, { aliasDuplicateObjects: false });
+      : opts.output === 'manifests'
+        ? manifestsStream(simulated.output, err)
+        : stringifyYaml(simulated.output, { aliasDuplicateObjects: false, lineWidth: 0 });
   for (const e of simulated.result.statusErrors) {
     err(`kgraph: status field ${e.field}: ${e.message}\n`);
   }
@@ -232,6 +269,23 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   };
 }
 
+/**
+ * `-o manifests`: the desired objects alone, as a YAML stream `kubectl apply -f -` takes (as
+ * `helm template` prints); nodes that rendered nothing are named on stderr.
+ */
+function manifestsStream(output: RenderOutput, err: (text: string) => void): string {
+  let out = '';
+  for (const n of output.nodes) {
+    if (n.objects.length === 0 && n.state !== 'excluded') {
+      err(`kgraph: node ${n.id} rendered no object (${n.state}${n.reason ? `: ${n.reason}` : ''})\n`);
+    }
+    for (const o of n.objects) {
+      out += `---\n# node ${n.id}\n${stringifyYaml(o, { aliasDuplicateObjects: false, lineWidth: 0 })}`;
+    }
+  }
+  return out;
+}
+
 export function registerRenderCommand(program: Command): void {
   program
     .command('render')
@@ -242,7 +296,11 @@ export function registerRenderCommand(program: Command): void {
     .option('--crd <file>', 'CRD file used as a schema source and as served types (repeatable)', collect, [])
     .option('--until-converged', 'repeat passes, echoing rendered objects as observed, until nothing changes')
     .option('--name <name>', 'the object to render when the file holds several')
-    .option('-o, --output <format>', 'yaml or json', 'yaml')
+    .option(
+      '-o, --output <format>',
+      'yaml or json (the whole simulation), or manifests (the desired objects)',
+      'yaml',
+    )
     .action((file: string, opts: RenderOptions) => {
       const run = runRender(file, opts);
       process.stdout.write(run.stdout);

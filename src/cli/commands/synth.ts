@@ -1,9 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import YAML from 'yaml';
+import { writeOutDir } from '../../deploy/outDir.ts';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { KgraphError } from '../../diag/diagnostic.ts';
 import {
   type ClusterDef,
   type InstanceDef,
@@ -18,6 +20,9 @@ import {
 
 export interface SynthCommandOptions {
   cluster?: string;
+  /** Write one file per object here (see deploy/outDir.ts); otherwise only `documents`. */
+  outDir?: string;
+  /** yaml (a YAML stream) or json (a v1 List) on stdout. */
   output?: string;
   as?: 'yaml' | 'graph';
   strict?: boolean;
@@ -27,8 +32,14 @@ export interface SynthCommandOptions {
 export interface SynthCommandResult {
   /** YAML documents, in apply order (one document for `--as graph`). */
   readonly documents: string[];
+  /** The same objects as values. */
+  readonly bodies: unknown[];
   readonly files: string[];
+  /** Files an earlier synth wrote into `outDir` that this one no longer writes, removed. */
+  readonly removed: string[];
   readonly diagnostics: Diagnostic[];
+  /** The release name the input declares: its one instance's name (the package name by default), else the cluster's name. */
+  readonly releaseName?: string;
 }
 
 type InstanceFile = Omit<InstanceDef, 'package'> & { package?: Package };
@@ -105,16 +116,22 @@ export async function runSynth(
   if (documents.some((d) => /[\uEA00-\uEA1F]/.test(d))) {
     throw new SdkError(SdkCode.markerCorrupted, 'internal: a context marker reached the output');
   }
-  const files: string[] = [];
-  if (opts.output && opts.output !== '-') {
-    mkdirSync(opts.output, { recursive: true });
-    docs.forEach((d, i) => {
-      const path = join(opts.output!, d.name);
-      writeFileSync(path, documents[i]!);
-      files.push(path);
-    });
-  }
-  return { documents, files, diagnostics: result.diagnostics };
+  const { written: files, removed } = opts.outDir
+    ? writeOutDir(
+        opts.outDir,
+        docs.map((d, i) => ({ name: d.name, text: documents[i]! })),
+      )
+    : { written: [], removed: [] };
+  const instanceNames = Object.keys(def.instances ?? {});
+  const releaseName = instanceNames.length === 1 ? instanceNames[0] : def.name;
+  return {
+    documents,
+    bodies: docs.map((d) => d.body),
+    files,
+    removed,
+    diagnostics: result.diagnostics,
+    ...(releaseName ? { releaseName } : {}),
+  };
 }
 
 function graphName(def: ClusterDef): string {
@@ -133,17 +150,35 @@ export function registerSynthCommand(program: Command): void {
     .description('synthesize a kgraph SDK package (TypeScript) into manifests with kix.run/* annotations')
     .argument('<package>', 'a .ts module whose default export is a package or a cluster definition')
     .option('--cluster <file>', 'cluster definition (YAML/JSON, or a .ts module exporting one)')
-    .option('-o, --output <dir>', 'output directory, or - for stdout', '-')
+    .option(
+      '--out-dir <dir>',
+      'write one file per object into DIR (removing what an earlier synth wrote there)',
+    )
+    .option('-o, --output <format>', 'yaml (a YAML stream) or json (a v1 List), on stdout', 'yaml')
     .option('--as <format>', 'yaml (manifests) or graph (a kro Graph)', 'yaml')
     .option('--graph-name <name>', 'metadata.name of the Graph for --as graph')
     .option('--strict', 'context strings may not be coerced (plain template literals throw)')
     .action(async (pkg: string, opts: SynthCommandOptions) => {
       if (opts.as !== 'yaml' && opts.as !== 'graph') throw new Error('--as must be yaml or graph');
+      // `-` was the old "stdout" value of -o: stdout is what -o always means now.
+      if (opts.output === '-') opts.output = 'yaml';
+      if (opts.output !== 'yaml' && opts.output !== 'json') {
+        throw new KgraphError(
+          'KG7108',
+          `-o is an output format (yaml or json), not "${opts.output}"; write files with --out-dir ${opts.output}`,
+        );
+      }
       const r = await runSynth(pkg, opts);
       for (const d of r.diagnostics) {
         process.stderr.write(`${d.severity} ${d.code}${d.node ? ` ${d.node}` : ''}: ${d.message}\n`);
       }
-      if (r.files.length > 0) process.stderr.write(`wrote ${r.files.length} file(s) to ${opts.output}\n`);
-      else process.stdout.write(r.documents.map((d) => `---\n${d}`).join(''));
+      if (opts.outDir) {
+        for (const f of r.removed) process.stderr.write(`removed ${f} (written by an earlier synth)\n`);
+        process.stderr.write(`wrote ${r.files.length} file(s) to ${opts.outDir}\n`);
+      } else if (opts.output === 'json') {
+        process.stdout.write(
+          `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: r.bodies }, null, 2)}\n`,
+        );
+      } else process.stdout.write(r.documents.map((d) => `---\n${d}`).join(''));
     });
 }

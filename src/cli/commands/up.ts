@@ -1,11 +1,12 @@
 /**
  * `kgraph up` / `kgraph down`: the newcomer's path. `up` starts (or reuses) the local control plane,
  * installs the Graph CRD, runs the Graph controller, applies the examples, waits for the Graphs to
- * converge with a progress display, prints what they created and how to explore it, and keeps the
- * controller in the foreground until Ctrl-C. With `--detach`, the first convergence still runs under
- * the in-process controller (its queue tells exactly when everything was reconciled, which a Graph's
- * conditions alone cannot on a reused data dir), then a background `kgraph controller` takes over and
- * `up` returns. `down` stops the controller started by `up` (either mode) and the control plane.
+ * converge with a progress display, prints what they created and how to explore it, and returns with
+ * the controller left running in the background (so the README's next command can run in the same
+ * shell). The first convergence runs under an in-process controller (its queue tells exactly when
+ * everything was reconciled, which a Graph's conditions alone cannot on a reused data dir), then a
+ * background `kgraph controller` takes over. `--foreground` keeps the in-process controller until
+ * Ctrl-C instead. `down` stops the controller started by `up` (either mode) and the control plane.
  *
  * The controller's pid is recorded in `<data-dir>/controller.pid`, so a second `up` on the same data
  * dir reuses the running controller instead of starting a rival, and `down` knows what to stop.
@@ -22,12 +23,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { extname, join, relative, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { Listr } from 'listr2';
 import pino from 'pino';
 import YAML from 'yaml';
 import { GraphController } from '../../controller/controller.ts';
 import { installGraphCrd, waitForCrd } from '../../controller/crd.ts';
+import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { connect } from '../../kube/connect.ts';
 import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
@@ -36,6 +38,7 @@ import type { RestClient } from '../../kube/rest.ts';
 import { isRecord, type KubeObject } from '../../kube/types.ts';
 import type { UiServer } from '../../ui/server.ts';
 import type { UiSource } from '../../ui/source.ts';
+import { parseDuration } from '../duration.ts';
 import { DEFAULT_UI_ADDR, liveUiSource, serveUi } from './ui.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
@@ -47,24 +50,21 @@ export interface UpCliOptions {
   objects: string;
   timeout: string;
   controller: boolean;
-  detach?: boolean;
+  /** Keep the controller in this process until Ctrl-C instead of handing it to a background one. */
+  foreground?: boolean;
   /** `kgraph ui` beside the in-process controller (`--no-ui` turns it off). */
   ui: boolean;
   uiAddr: string;
 }
 
+/** How the printed hints run the CLI: `npx kgraph` works after `npm ci`, a bare `kgraph` only when installed globally. */
+export const CLI = 'npx kgraph';
+
 // ---------------------------------------------------------------------------------------------
 // Pure helpers (exported for unit tests)
 
-/** Parses `2m`, `90s`, `1500ms`, `1h` or a bare number of seconds into milliseconds. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new KgraphError('KG6080', `invalid duration "${text}" (use e.g. 90s, 2m, 1500ms)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
-  return Math.round(n * factor);
-}
+/** The one duration parser (`src/cli/duration.ts`), re-exported for the up tests. */
+export { parseDuration };
 
 export interface LoadedDocument {
   file: string;
@@ -250,7 +250,7 @@ export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, 
   lines.push(
     '  (examples/README.md has edits to try: flip includeWhen, grow a forEach, label a namespace)',
     '',
-    `Stop everything with: kgraph down${defaultDir ? '' : ` --data-dir ${dataDir}`}`,
+    `Stop everything with: ${CLI} down${defaultDir ? '' : ` --data-dir ${dataDir}`}`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -359,10 +359,25 @@ async function waitWithProgress(
 ): Promise<{ graphs: KubeObject[]; converged: boolean }> {
   const started = Date.now();
   if (!tty) {
-    return waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
-      const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
-      write(`${secs}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
-    });
+    // One line per change, and a heartbeat naming what is still awaited every 10 s without one.
+    const waiting = new Map<string, string>();
+    let last = Date.now();
+    const secs = () => ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+    const beat = setInterval(() => {
+      if (Date.now() - last < HEARTBEAT_MS - 50 || waiting.size === 0) return;
+      write(`${secs()}s still   waiting for ${[...waiting].map(([k, s]) => `Graph ${k} (${s})`).join(', ')}`);
+      last = Date.now();
+    }, 1000);
+    try {
+      return await waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
+        if (p.ready) waiting.delete(key);
+        else waiting.set(key, p.summary);
+        write(`${secs()}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
+        last = Date.now();
+      });
+    } finally {
+      clearInterval(beat);
+    }
   }
   const tasks = new Map<string, { update: (p: GraphProgress) => void; finish: (ok: boolean) => void }>();
   const latest = new Map<string, GraphProgress>();
@@ -456,7 +471,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   const out = (s: string): void => {
     process.stdout.write(`${s}\n`);
   };
-  const timeoutMs = parseDuration(opts.timeout);
+  const timeoutMs = parseDuration(opts.timeout, '--timeout');
   const dataDir = resolve(opts.dataDir);
   const docs = [...loadDocuments(resolve(opts.objects)), ...loadDocuments(resolve(opts.examples))];
   const plan = planDocuments(docs);
@@ -482,9 +497,9 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     else if (existing) {
       mode = 'existing';
       out(`a controller started by an earlier \`kgraph up\` is running (pid ${existing.pid}); reusing it`);
-    } else mode = opts.detach ? 'detached' : 'in-process';
+    } else mode = opts.foreground ? 'in-process' : 'detached';
     if (mode === 'in-process' || mode === 'detached') {
-      // With --detach too, the first convergence runs under an in-process controller, whose queue
+      // Detached too, the first convergence runs under an in-process controller, whose queue
       // tells exactly when everything was reconciled; the background process takes over after.
       controller = new GraphController({
         client: connect(ready.kubeconfig),
@@ -507,7 +522,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       ui = { source, server: await serveUi(source, opts.uiAddr, opts.uiAddr === DEFAULT_UI_ADDR) };
       out(`ui: ${ui.server.url}  (the Graphs' DAGs, live)`);
     } else if (opts.ui) {
-      out(`see the Graphs live: kgraph ui --kubeconfig ${ready.kubeconfig}`);
+      out(`see the Graphs live: ${CLI} ui --kubeconfig ${ready.kubeconfig}`);
     }
 
     await applyPlan(client, plan, timeoutMs, (l) => out(l));
@@ -518,7 +533,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       out(formatReport(observed, ready.kubeconfig, dataDir));
       out(
         `no controller was started (--no-controller): the Graphs are applied but nothing reconciles them.\n` +
-          `run one with: kgraph controller --kubeconfig ${ready.kubeconfig}`,
+          `run one with: ${CLI} controller --kubeconfig ${ready.kubeconfig}`,
       );
       return 0;
     }
@@ -550,7 +565,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     if (mode !== 'in-process') return 0;
 
     out('The controller keeps reconciling: edit the examples or the cluster and watch it follow.');
-    out('Press Ctrl-C to stop the controller (the control plane keeps running; `kgraph down` stops both).');
+    out(`Press Ctrl-C to stop the controller (the control plane keeps running; \`${CLI} down\` stops both).`);
     const signal = await waitForSignal();
     out(`${signal}: stopping the controller…`);
     return 0;
@@ -587,7 +602,9 @@ export function registerUpCommands(program: Command): void {
     )
     .option('--timeout <duration>', 'how long to wait for the Graphs to become Ready', '2m')
     .option('--no-controller', 'do not run the controller (apply only)')
-    .option('--detach', 'run the controller as a background process and return once converged')
+    .option('--foreground', 'keep the controller in this process until Ctrl-C instead of returning')
+    // The old opt-in for what is now the default; still accepted.
+    .addOption(new Option('--detach').hideHelp())
     .option('--no-ui', 'do not serve the `kgraph ui` page beside the controller')
     .option('--ui-addr <host:port>', 'address of the `kgraph ui` page', DEFAULT_UI_ADDR)
     .action(async (opts: UpCliOptions) => {

@@ -16,6 +16,7 @@ export interface ValidateCliOptions {
   kubeconfig?: string | boolean;
   output: string;
   color?: boolean;
+  kroCompat?: boolean;
 }
 
 export function registerValidateCommand(program: Command): void {
@@ -29,6 +30,10 @@ export function registerValidateCommand(program: Command): void {
     .option('--kubeconfig [path]', 'read schemas from a live cluster (/openapi/v3)')
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--no-color', 'disable colours in text output')
+    .option(
+      '--no-kro-compat',
+      "accept kgraph's CEL extensions that kro rejects (the manifest then fails in kro)",
+    )
     .action(async (paths: string[], opts: ValidateCliOptions) => {
       const out = await runValidate(paths, opts);
       process.stdout.write(out.stdout);
@@ -50,9 +55,12 @@ export async function runValidate(paths: string[], opts: ValidateCliOptions): Pr
   let result: ValidateResult;
   if (opts.kubeconfig !== undefined) {
     const live = liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
-    result = await validatePathsLive(paths, live, { crdFiles: opts.crd });
+    result = await validatePathsLive(paths, live, {
+      crdFiles: opts.crd,
+      kroCompat: opts.kroCompat !== false,
+    });
   } else {
-    result = validatePaths(paths, { crdFiles: opts.crd });
+    result = validatePaths(paths, { crdFiles: opts.crd, kroCompat: opts.kroCompat !== false });
   }
   let stdout: string;
   let stderr = '';
@@ -60,7 +68,7 @@ export async function runValidate(paths: string[], opts: ValidateCliOptions): Pr
     const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
     stdout = `${JSON.stringify(report, null, 2)}\n`;
   } else {
-    const color = opts.color !== false && process.stdout.isTTY === true;
+    const color = opts.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
     stdout = formatTextReport(result.objects, result.fileDiagnostics, result.sources, { color });
   }
   const fileErrors = result.fileDiagnostics.some((d) => d.severity === 'error');

@@ -12,11 +12,12 @@ function fromType(t: TypeExpr): OpenAPISchema | undefined {
   switch (t.name) {
     case 'string':
       return { type: 'string' };
+    // No format on numbers: kro infers `integer` / `number` only, and the CRDs must be interchangeable.
     case 'int':
     case 'uint':
-      return { type: 'integer', format: 'int64' };
+      return { type: 'integer' };
     case 'double':
-      return { type: 'number', format: 'double' };
+      return { type: 'number' };
     case 'bool':
       return { type: 'boolean' };
     case 'bytes':

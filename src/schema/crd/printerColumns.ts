@@ -1,6 +1,7 @@
 /**
  * The printer columns of a generated CRD: kro's defaults (State, Ready, Age) unless the RGD sets
- * `additionalPrinterColumns`, in which case exactly those are used.
+ * `additionalPrinterColumns`, in which case exactly those are used. A priority of 0 is not written:
+ * kro's CRD types omit it (omitempty), so the generated CRDs are byte-for-byte comparable.
  */
 import type { PrinterColumn } from './rgdSchema.ts';
 
@@ -10,21 +11,18 @@ export const DEFAULT_PRINTER_COLUMNS: readonly PrinterColumn[] = [
     type: 'string',
     jsonPath: '.status.state',
     description: 'The state of a ResourceGraphDefinition instance',
-    priority: 0,
   },
   {
     name: 'Ready',
     type: 'string',
     jsonPath: '.status.conditions[?(@.type=="Ready")].status',
     description: 'Whether a ResourceGraphDefinition instance is ready',
-    priority: 0,
   },
   {
     name: 'Age',
     type: 'date',
     jsonPath: '.metadata.creationTimestamp',
     description: 'Age of the resource',
-    priority: 0,
   },
 ];
 

@@ -123,7 +123,7 @@ function printerColumns(value: unknown, path: string, sink: DiagnosticSink): Pri
     };
     if (typeof description === 'string') col.description = description;
     if (typeof format === 'string') col.format = format;
-    if (typeof priority === 'number') col.priority = priority;
+    if (typeof priority === 'number' && priority !== 0) col.priority = priority; // 0 is omitted, as kro writes it
     out.push(col);
   });
   return out;

@@ -54,7 +54,7 @@ export class CrdSchemaSource implements SchemaSource {
 
   addText(origin: string, text: string): void {
     this.origins.push(origin);
-    const docs = parseAllDocuments(text);
+    const docs = parseAllDocuments(text, { uniqueKeys: false }); // last value wins, as kubectl reads it
     if (!Array.isArray(docs)) return;
     docs.forEach((doc, i) => {
       if (doc.errors.length > 0) {

@@ -34,8 +34,8 @@ describe('kgraph deploy (example package)', () => {
 
     const plan = kgraph('deploy', pkg, ...common, '--dry-run');
     assert.equal(plan.status, 0, plan.stderr);
-    assert.match(plan.stdout, /create\s+apiextensions\.k8s\.io\/v1\/CustomResourceDefinition\/\/dashboards/);
-    assert.match(plan.stdout, /wave 0\s+create\s+v1\/Namespace\/\/webapp/);
+    assert.match(plan.stdout, /create\s+customresourcedefinition\.apiextensions\.k8s\.io\/dashboards/);
+    assert.match(plan.stdout, /wave 0\s+create\s+namespace\/webapp\n/);
 
     // The shared plane runs the workload controllers and scheduler over simulated nodes: the deploy
     // waits for the migration Job to complete and the Deployment to roll out, as on a real cluster.
@@ -45,10 +45,14 @@ describe('kgraph deploy (example package)', () => {
     const lines = first.stdout.split('\n');
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
     assert.ok(
-      at(/ready\s+apiextensions.*dashboards/) < at(/applied\s+example\.kgraph\.dev\/v1\/Dashboard/),
+      at(/ready\s+customresourcedefinition\.apiextensions.*dashboards/) <
+        at(/applied\s+dashboard\.example\.kgraph\.dev\/webapp -n webapp/),
       first.stdout,
     );
-    assert.ok(at(/applied\s+v1\/Namespace\/\/webapp/) < at(/applied\s+v1\/ConfigMap\/webapp/), first.stdout);
+    assert.ok(
+      at(/applied\s+namespace\/webapp/) < at(/applied\s+configmap\/webapp-config -n webapp/),
+      first.stdout,
+    );
 
     assert.ok(
       at(/ready\s+batch\/v1\/Job\/webapp\/webapp-migrate/) <

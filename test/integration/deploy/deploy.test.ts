@@ -386,4 +386,81 @@ describe('kgraph deploy on a real control plane', () => {
       .containers[0]!.image;
     assert.equal(image, 'api:1');
   });
+
+  it("prunes only objects stamped by its own inventory, and never overwrites another deploy's object", async () => {
+    const ns = await testNamespace('deploy-owner');
+    const mine = uniqueName('mine');
+    const theirs = uniqueName('theirs');
+    const opts = { name: mine, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
+    assert.ok(
+      (await new Deployer(client, opts).run([configMap(ns, 'a'), configMap(ns, 'b'), configMap(ns, 'c')])).ok,
+    );
+    // b is replaced by an object someone else created; c is taken over by another deploy name.
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'b' });
+    await eventually('b to be gone', async () =>
+      (await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'b' }))
+        ? undefined
+        : true,
+    );
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: ns } });
+    const other = { ...opts, name: theirs };
+    const refused = await new Deployer(client, other).run([configMap(ns, 'c')]);
+    assert.equal(refused.ok, false, 'another deploy name does not silently take an object over');
+    assert.match(refused.failed[0]!.message, new RegExp(`applied by deploy ${ns}/${mine}.*--force`));
+    assert.ok((await new Deployer(client, { ...other, force: true }).run([configMap(ns, 'c')])).ok);
+
+    const events: DeployEvent[] = [];
+    const pruned = await new Deployer(client, { ...opts, onEvent: (e) => events.push(e) }).run([
+      configMap(ns, 'a'),
+    ]);
+    assert.ok(pruned.ok, JSON.stringify(pruned.failed));
+    assert.deepEqual(pruned.pruned, [], 'neither the hand-made b nor the taken-over c is pruned');
+    assert.ok(await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'b' }));
+    assert.ok(await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c' }));
+    const skipped = events.filter((e) => e.type === 'skipped').map((e) => `${e.key}: ${e.message}`);
+    assert.match(
+      skipped.join('\n'),
+      new RegExp(`ConfigMap/${ns}/b: not pruned: it carries no kix.run/inventory stamp`),
+    );
+    assert.match(
+      skipped.join('\n'),
+      new RegExp(`ConfigMap/${ns}/c: not pruned: it now belongs to deploy ${ns}/${theirs}`),
+    );
+  });
+
+  it('asks before the first prune of a name, and not again once confirmed', async () => {
+    const ns = await testNamespace('deploy-confirm');
+    const name = uniqueName('confirm');
+    const asked: string[][] = [];
+    const opts = (answer: boolean) => ({
+      name,
+      inventoryNamespace: ns,
+      pollMs: 100,
+      confirmPrune: async (prunes: readonly { key: string }[]) => {
+        asked.push(prunes.map((p) => p.key));
+        return answer;
+      },
+    });
+    assert.ok(
+      (
+        await new Deployer(client, opts(false)).run([
+          configMap(ns, 'a'),
+          configMap(ns, 'b'),
+          configMap(ns, 'c'),
+        ])
+      ).ok,
+    );
+    assert.deepEqual(asked, [], 'nothing to prune, nothing asked');
+    const declined = await new Deployer(client, opts(false)).run([configMap(ns, 'a', { k: 'changed' })]);
+    assert.equal(declined.ok, false);
+    assert.deepEqual(asked, [[`v1/ConfigMap/${ns}/c`, `v1/ConfigMap/${ns}/b`]]);
+    const a = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' });
+    assert.deepEqual(a.data, { k: 'v' }, 'a declined prune applies nothing');
+    assert.ok((await new Deployer(client, opts(true)).run([configMap(ns, 'a'), configMap(ns, 'b')])).ok);
+    assert.equal(asked.length, 2);
+    const later = await new Deployer(client, opts(false)).run([configMap(ns, 'a')]);
+    assert.ok(later.ok);
+    assert.deepEqual(later.pruned, [`v1/ConfigMap/${ns}/b`]);
+    assert.equal(asked.length, 2, 'a confirmed name is not asked again');
+  });
 });

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { offlineUiSource } from '../../../src/cli/commands/ui.ts';
 import { loadDocuments, planDocuments } from '../../../src/cli/commands/up.ts';
 import { GraphController } from '../../../src/controller/controller.ts';
 import { installGraphCrd, waitForCrd } from '../../../src/controller/crd.ts';
@@ -257,6 +258,37 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
     assert.match(text, /node cm/);
     assert.match(text, /value: \$\{nothere\.data\.x\}\n\s+~+/);
     await browser.screenshot('04-invalid');
+  });
+
+  it('offline (--render): the same page for what `kgraph render` computes, no cluster', async () => {
+    const ex = (p: string): string => join(repoRoot, 'examples', p);
+    const offline = offlineUiSource({
+      addr: '',
+      namespace: [],
+      render: ex('graphs/showcase.yaml'),
+      state: [ex('state/showcase-observed.yaml')],
+      crd: [],
+    });
+    const offServer = await startUiServer({ source: offline, port: 0 });
+    try {
+      const { page } = browser;
+      await page.goto(`${offServer.url}#${encodeURIComponent(SHOWCASE)}`);
+      // Without the settings ConfigMap in the state, the ref waits and everything after it is pending.
+      await page.waitForSelector('#dag g.node[data-node="settings"][data-state="pending"]', {
+        timeout: WAIT_MS,
+      });
+      const states = await dagStates();
+      assert.ok(
+        Object.values(states).every((s) => s === 'pending'),
+        JSON.stringify(states),
+      );
+      await page.click('#dag g.node[data-node="settings"]');
+      assert.match((await page.textContent('#details')) ?? '', /showcase-settings does not exist yet/);
+      await browser.screenshot('06-offline');
+    } finally {
+      await offServer.close();
+      await offline.close();
+    }
   });
 
   it('shows only what the user may read', async () => {

@@ -5,7 +5,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkDeployOptions, defaultNamespaces } from '../../../src/cli/commands/deploy.ts';
+import {
+  checkDeployOptions,
+  defaultNamespaces,
+  deployNameFor,
+  instanceLabelOf,
+} from '../../../src/cli/commands/deploy.ts';
 import type { Manifest } from '../../../src/sdk/index.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/kgraph.js');
@@ -15,6 +20,7 @@ describe('kgraph deploy options', () => {
     assert.equal(checkDeployOptions({ output: 'text', timeout: '10m' }), 600_000);
     assert.equal(checkDeployOptions({ output: 'json', timeout: '90' }), 90_000);
     assert.equal(checkDeployOptions({ output: 'text', timeout: '250ms' }), 250);
+    assert.equal(checkDeployOptions({ output: 'text', timeout: '1h30m' }), 5_400_000, 'compound, as kubectl');
   });
 
   it('refuses an unknown -o format and a bad --timeout', () => {
@@ -24,7 +30,7 @@ describe('kgraph deploy options', () => {
     );
     assert.throws(
       () => checkDeployOptions({ output: 'text', timeout: 'abc' }),
-      /--timeout: bad duration "abc"/,
+      /--timeout: invalid duration "abc" \(use e\.g\. 90s, 2m, 1h30m, 1500ms\)/,
     );
   });
 
@@ -48,7 +54,7 @@ describe('kgraph deploy options', () => {
     assert.match(r.stderr, /KG7103: .* holds no objects; deploying it would prune everything/);
     const allowed = spawnSync(
       process.execPath,
-      [bin, 'deploy', empty, '--kubeconfig', '/nonexistent', '--allow-empty'],
+      [bin, 'deploy', empty, '--kubeconfig', '/nonexistent', '--allow-empty', '--name', 'empty'],
       {
         encoding: 'utf8',
       },
@@ -101,5 +107,38 @@ describe('kgraph deploy: namespace default for manifests', () => {
         ['Thing', undefined],
       ],
     );
+  });
+});
+
+describe('kgraph deploy: the release name', () => {
+  const cm = (name: string, labels?: Record<string, string>): Manifest =>
+    ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, ...(labels ? { labels } : {}) },
+    }) as unknown as Manifest;
+
+  it('is --name, else the name the input declares, never the file name', () => {
+    assert.equal(deployNameFor('pkg/app.ts', 'billing', 'orders'), 'billing');
+    assert.equal(deployNameFor('pkg/app.ts', undefined, 'orders'), 'orders');
+    assert.throws(() => deployNameFor('out/', undefined, undefined), /KG7105|pass --name <release>/);
+    assert.throws(
+      () => deployNameFor('pkg/app.ts', 'Not_A_Label', undefined),
+      /must be a lowercase DNS label/,
+    );
+  });
+
+  it('a manifests directory declares the instance label its objects share (the Namespace carries none)', () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'orders' } } as unknown as Manifest;
+    assert.equal(instanceLabelOf([ns, cm('a', { 'app.kubernetes.io/instance': 'orders' })]), 'orders');
+    assert.equal(instanceLabelOf([cm('a', { release: 'orders' })]), 'orders');
+    assert.equal(
+      instanceLabelOf([
+        cm('a', { 'app.kubernetes.io/instance': 'orders' }),
+        cm('b', { 'app.kubernetes.io/instance': 'billing' }),
+      ]),
+      undefined,
+    );
+    assert.equal(instanceLabelOf([ns]), undefined);
   });
 });

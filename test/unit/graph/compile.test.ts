@@ -390,7 +390,7 @@ spec:
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(statusFieldTypes(r.graph!), [
       { path: ['name'], schema: { type: 'string' } },
-      { path: ['replicas'], schema: { type: 'integer', format: 'int64' } },
+      { path: ['replicas'], schema: { type: 'integer' } },
       { path: ['ready'], schema: { type: 'boolean' } },
       { path: ['url'], schema: { type: 'string' } },
       { path: ['keys'], schema: { type: 'array', items: { type: 'string' } } },

@@ -121,8 +121,8 @@ describe('kgraph crd with a full compile', () => {
 describe('CEL result type → status schema', () => {
   it('maps primitives, lists, maps, optionals and timestamps; unknowns stay undefined', () => {
     assert.deepEqual(celTypeToSchema('string'), { type: 'string' });
-    assert.deepEqual(celTypeToSchema('int'), { type: 'integer', format: 'int64' });
-    assert.deepEqual(celTypeToSchema('double'), { type: 'number', format: 'double' });
+    assert.deepEqual(celTypeToSchema('int'), { type: 'integer' });
+    assert.deepEqual(celTypeToSchema('double'), { type: 'number' });
     assert.deepEqual(celTypeToSchema('bool'), { type: 'boolean' });
     assert.deepEqual(celTypeToSchema('optional<bool>'), { type: 'boolean' });
     assert.deepEqual(celTypeToSchema('google.protobuf.Timestamp'), { type: 'string', format: 'date-time' });
@@ -133,7 +133,7 @@ describe('CEL result type → status schema', () => {
     });
     assert.deepEqual(celTypeToSchema('map<string, list<int>>'), {
       type: 'object',
-      additionalProperties: { type: 'array', items: { type: 'integer', format: 'int64' } },
+      additionalProperties: { type: 'array', items: { type: 'integer' } },
     });
     assert.deepEqual(celTypeToSchema('map<string, dyn>'), {
       type: 'object',

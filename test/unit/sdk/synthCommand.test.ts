@@ -47,12 +47,18 @@ describe('kgraph synth', () => {
     assert.deepEqual(r.diagnostics, []);
   });
 
-  it('-o DIR writes one YAML file per object, numbered in apply order', async () => {
+  it('--out-dir DIR writes one YAML file per object, numbered in apply order, and its record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kgraph-synth-'));
     try {
-      const r = await runSynth(example, { cluster, output: dir });
-      const files = readdirSync(dir).sort();
+      const r = await runSynth(example, { cluster, outDir: dir });
+      const files = readdirSync(dir)
+        .filter((f) => f !== '.kgraph-synth.json')
+        .sort();
       assert.equal(files.length, r.documents.length);
+      assert.deepEqual(
+        (JSON.parse(readFileSync(join(dir, '.kgraph-synth.json'), 'utf8')) as { files: string[] }).files,
+        files,
+      );
       assert.match(files[0]!, /^001-namespace-shop\.yaml$/);
       assert.equal((YAML.parse(readFileSync(join(dir, files[0]!), 'utf8')) as Manifest).kind, 'Namespace');
     } finally {

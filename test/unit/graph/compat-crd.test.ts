@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { compileStatusTypes } from '../../../src/cli/commands/crd.ts';
+import { generateCrd } from '../../../src/schema/crd/generate.ts';
+
+/**
+ * Item 11 (issue #13): the CRD generated for an RGD matches kro's: an int status field is `integer`
+ * without a format (kro infers no format), and the default printer columns carry no `priority: 0`
+ * (kro's types omit a zero priority).
+ */
+test('generated CRD: int status without format, default printer columns without priority', () => {
+  const file = join(import.meta.dirname, 'compat/04-custom-conditions.yaml');
+  const rgd = parse(readFileSync(file, 'utf8')) as { metadata: { name: string } };
+  const status = compileStatusTypes(file).get(rgd.metadata.name);
+  assert.ok(status && status.errors === 0);
+  const { crd } = generateCrd(rgd, { statusTypes: status.fields });
+  const version = (crd as { spec: { versions: Record<string, unknown>[] } }).spec.versions[0]!;
+  const statusSchema = (
+    version.schema as { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } }
+  ).openAPIV3Schema.properties.status.properties;
+  assert.deepEqual(statusSchema.readyReplicas, { type: 'integer' });
+  const columns = version.additionalPrinterColumns as Record<string, unknown>[];
+  assert.deepEqual(
+    columns.map((c) => c.name),
+    ['State', 'Ready', 'Age'],
+  );
+  for (const c of columns) assert.equal(Object.hasOwn(c, 'priority'), false, `${c.name} has no priority`);
+});
