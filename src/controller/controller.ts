@@ -17,8 +17,10 @@ import { InterestRoutes } from './core/routes.ts';
 import { installGraphCrd } from './crd.ts';
 import { GraphCompiler } from './engine.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
-import { GraphReconciler, type ReconcileOutcome } from './reconciler.ts';
+import { GRAPH_API_VERSION, GRAPH_PLURAL, serviceAccountUser } from './names.ts';
+import { RbacWatch } from './rbacChanges.ts';
+import { ReadAccess } from './readAccess.ts';
+import { GraphReconciler, type ReconcileOutcome, serviceAccountNameOf } from './reconciler.ts';
 import type { Interest, WatchEventInfo } from './watches.ts';
 import { WatchSet } from './watches.ts';
 
@@ -34,6 +36,8 @@ export interface ControllerOptions {
   /** Informer resync (default 10 h). */
   resyncMs?: number;
   maxCollectionSize?: number;
+  /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
+  readAccessTtlMs?: number;
 }
 
 export class GraphController {
@@ -44,6 +48,9 @@ export class GraphController {
   private readonly opts: ControllerOptions;
   private readonly graphInformers: Informer[] = [];
   private readonly watches: WatchSet;
+  /** What Graphs' ServiceAccounts may read (§24), re-checked on RBAC changes. */
+  readonly reads: ReadAccess;
+  private readonly rbacWatch: RbacWatch;
   private readonly reconciler: GraphReconciler;
   private crdInformer: Informer | undefined;
   /** Which Graphs read which objects (event routing). */
@@ -63,9 +70,18 @@ export class GraphController {
       onEvent: (e) => this.route(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
     });
+    this.reads = new ReadAccess(this.client, (av, k) => this.watches.resourceOf(av, k), {
+      ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
+      log: this.log,
+    });
+    this.reads.onChange((users) => this.reconcileServiceAccounts(users));
+    this.rbacWatch = new RbacWatch(this.client, this.reads, {
+      onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
+    });
     this.reconciler = new GraphReconciler({
       client: this.client,
       watches: this.watches,
+      reads: this.reads,
       compiler: new GraphCompiler(this.client),
       graphs: { get: (ns, name) => this.getGraph(ns, name) },
       log: this.log,
@@ -116,7 +132,12 @@ export class GraphController {
         for (const inf of this.graphInformers) for (const k of inf.keys()) this.queue.add(k);
       },
     });
-    await Promise.all([...this.graphInformers.map((i) => i.waitForSync()), this.crdInformer.waitForSync()]);
+    this.rbacWatch.start();
+    await Promise.all([
+      ...this.graphInformers.map((i) => i.waitForSync()),
+      this.crdInformer.waitForSync(),
+      this.rbacWatch.waitForSync(),
+    ]);
     this.running = this.queue.run(
       (key) => this.handle(key),
       this.opts.concurrency ?? 1,
@@ -143,6 +164,7 @@ export class GraphController {
     await this.running;
     await Promise.all(this.graphInformers.map((i) => i.stop()));
     await this.crdInformer?.stop();
+    await this.rbacWatch.stop();
     await this.watches.stop();
   }
 
@@ -155,6 +177,18 @@ export class GraphController {
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('controller did not become idle');
+  }
+
+  /** Reconciles the Graphs running as these ServiceAccount users (their access answers changed). */
+  private reconcileServiceAccounts(users: ReadonlySet<string>): void {
+    for (const inf of this.graphInformers) {
+      for (const g of inf.list()) {
+        const ns = g.metadata.namespace ?? '';
+        if (users.has(serviceAccountUser(ns, serviceAccountNameOf(g)))) {
+          this.queue.add(objectKey(ns, g.metadata.name ?? ''));
+        }
+      }
+    }
   }
 
   private getGraph(namespace: string, name: string): KubeObject | undefined {

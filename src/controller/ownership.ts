@@ -3,9 +3,11 @@
  * `desired` with field manager `manager` would change anything. It compares the desired object with
  * what that manager owns on the observed object — the manager's `fieldsV1` set in `managedFields` must
  * be exactly the desired object's field set, and every desired value must be what the server holds.
- * Anything unsure (unknown list shapes, another apiVersion, normalised values) answers "apply", which
- * is always safe: an unneeded apply is a no-op on the server. Pure.
+ * Values the server rewrites on the way in (quantities, Secret `stringData`, defaulted list keys, empty
+ * containers) compare as stored (serverValues.ts). Anything else unsure (unknown list shapes, another
+ * apiVersion) answers "apply"; applyMemory.ts then asks a dry run before writing. Pure.
  */
+import { isEmptyContainer, observedAsApplied, storedScalarEqual } from './serverValues.ts';
 
 type Json = unknown;
 type FieldsNode = Record<string, unknown>;
@@ -59,7 +61,7 @@ export function appliedFieldsAgree(
   const entry = managerEntry(observed, manager, subresource);
   if (!entry || !isObj(entry.fieldsV1)) return false;
   if (entry.apiVersion !== undefined && entry.apiVersion !== desired.apiVersion) return false;
-  return agreeMap(trackedContent(desired), entry.fieldsV1, observed);
+  return agreeMap(trackedContent(desired), entry.fieldsV1, observedAsApplied(desired, observed));
 }
 
 function childKeys(node: FieldsNode): string[] {
@@ -82,6 +84,7 @@ function agreeMap(desired: Record<string, unknown>, fields: FieldsNode, observed
 function agreeValue(d: Json, fields: FieldsNode, o: Json): boolean {
   if (d === null || d === undefined) return false; // a null in an apply removes; let the server decide
   const sub = childKeys(fields);
+  if (o === undefined && isEmptyContainer(d)) return sub.length === 0; // the server drops empty ones
   if (Array.isArray(d)) {
     if (sub.length === 0) return contains(o, d); // atomic list: owned as one leaf
     return agreeList(d, fields, o);
@@ -93,7 +96,7 @@ function agreeValue(d: Json, fields: FieldsNode, o: Json): boolean {
     }
     return agreeMap(d, fields, o);
   }
-  return sub.length === 0 && scalarEqual(d, o);
+  return sub.length === 0 && storedScalarEqual(d, o);
 }
 
 /** Lists with keyed (`k:{…}`) or set (`v:…`) items. */
@@ -103,18 +106,10 @@ function agreeList(d: Json[], fields: FieldsNode, o: Json): boolean {
   const observedItems = Array.isArray(o) ? o : [];
   const used = new Set<string>();
   for (const item of d) {
-    let matched: string | undefined;
-    for (const e of entries) {
-      if (used.has(e)) continue;
-      if (e.startsWith('v:')) {
-        if (jsonEqual(parseKey(e.slice(2)), item)) matched = e;
-      } else if (e.startsWith('k:')) {
-        const key = parseKey(e.slice(2));
-        if (isObj(key) && isObj(item) && Object.entries(key).every(([kk, kv]) => scalarEqual(item[kk], kv)))
-          matched = e;
-      }
-      if (matched) break;
-    }
+    // An exact key first; else a key whose fields missing from the item were defaulted by the server.
+    const matched =
+      entries.find((e) => !used.has(e) && entryMatches(e, item, false)) ??
+      entries.find((e) => !used.has(e) && entryMatches(e, item, true));
     if (!matched) return false;
     used.add(matched);
     if (matched.startsWith('v:')) {
@@ -130,6 +125,19 @@ function agreeList(d: Json[], fields: FieldsNode, o: Json): boolean {
     if (!agreeMap(item, child, oItem)) return false;
   }
   return true;
+}
+
+/** Does a `v:`/`k:` fieldsV1 entry name this desired item (`defaulted`: key fields it lacks are ok)? */
+function entryMatches(e: string, item: Json, defaulted: boolean): boolean {
+  if (e.startsWith('v:')) return !defaulted && jsonEqual(parseKey(e.slice(2)), item);
+  if (!e.startsWith('k:')) return false;
+  const key = parseKey(e.slice(2));
+  if (!isObj(key) || !isObj(item)) return false;
+  const fields = Object.entries(key);
+  const present = fields.filter(([kk]) => item[kk] !== undefined);
+  if (present.length === 0) return false;
+  if (!defaulted && present.length !== fields.length) return false;
+  return present.every(([kk, kv]) => scalarEqual(item[kk], kv));
 }
 
 function parseKey(s: string): unknown {
@@ -148,7 +156,7 @@ export function contains(o: Json, d: Json): boolean {
   if (isObj(d)) {
     return isObj(o) && Object.entries(d).every(([k, v]) => contains(o[k], v));
   }
-  return scalarEqual(d, o);
+  return storedScalarEqual(d, o);
 }
 
 export function scalarEqual(a: Json, b: Json): boolean {

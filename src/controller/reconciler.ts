@@ -7,9 +7,11 @@
  *   status forced, main never) → evaluate again while writes unlock dependents → prune what is no longer
  *   desired (never a pending node's resources) → release retired contributions → conditions → status.
  *
- * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches. An
- * apply whose desired fields agree with what our manager owns is skipped, and an unchanged status is
- * not written, so a steady-state reconcile makes no write request.
+ * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches, each
+ * handed to the evaluation only if the ServiceAccount may read it (readAccess.ts), else the Graph
+ * writes nothing and reports ReadForbidden. An apply that would change nothing is skipped
+ * (applyMemory.ts), and an unchanged status is not written, so a steady-state reconcile — also the
+ * first one after a restart — makes no write request.
  */
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diag/diagnostic.ts';
@@ -17,6 +19,7 @@ import type { CompiledGraph } from '../graph/model.ts';
 import type { KubeObject, RestClient } from '../kube/index.ts';
 import { identityKey } from '../runtime/observed.ts';
 import type { NodeResult } from '../runtime/types.ts';
+import { ApplyMemory } from './applyMemory.ts';
 import type { Applier } from './core/apply.ts';
 import { WaitBackoff } from './core/backoff.ts';
 import { type BeforeApply, convergePasses } from './core/converge.ts';
@@ -34,6 +37,7 @@ import {
   templateManager,
 } from './names.ts';
 import { managerEntry } from './ownership.ts';
+import type { ReadAccess } from './readAccess.ts';
 import { stampTemplate } from './stamp.ts';
 import {
   type Condition,
@@ -58,6 +62,8 @@ export interface ReconcilerDeps {
   /** The controller's own identity: Graph status, finalizer, watches. */
   client: RestClient;
   watches: WatchSet;
+  /** Decides which cached reads a Graph's ServiceAccount may see (§24). */
+  reads: ReadAccess;
   compiler: GraphCompiler;
   graphs: GraphLister;
   log: Logger;
@@ -92,6 +98,8 @@ export class GraphReconciler {
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
   private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
+  /** Decides, without writing, whether an apply would change anything (also after a restart). */
+  readonly applies = new ApplyMemory();
   private epoch = 0;
 
   constructor(deps: ReconcilerDeps) {
@@ -229,9 +237,15 @@ export class GraphReconciler {
     // Status carried through the reconcile: write-ahead updates it before applies.
     let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
 
-    const applier: Applier = { writer, watches, concurrency: this.deps.applyConcurrency ?? 20 };
+    const applier: Applier = {
+      writer,
+      watches,
+      concurrency: this.deps.applyConcurrency ?? 20,
+      memory: this.applies,
+    };
     const passes = await convergePasses({
       watches,
+      reads: this.deps.reads.forServiceAccount(namespace, saName),
       applier,
       namespace,
       interest,
@@ -286,7 +300,7 @@ export class GraphReconciler {
     let pruneErrors: string[] = [];
     let releaseErrors: string[] = [];
     let contributions = working.contributions;
-    if (state.hardError) {
+    if (state.hardError || state.forbidden) {
       // Abort: keep everything, learn UIDs of what was applied.
       inventory = working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r))));
     } else {
@@ -353,7 +367,19 @@ export class GraphReconciler {
     );
     let kind: OutcomeKind = 'converged';
     let converged: Condition;
-    if (state.hardError) {
+    if (state.forbidden) {
+      // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the Graph again.
+      kind = 'waiting';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ReadForbidden',
+        state.forbidden,
+        generation,
+        now,
+      );
+    } else if (state.hardError) {
       kind = 'failed';
       converged = condition(
         conds,

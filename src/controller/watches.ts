@@ -19,6 +19,7 @@ import {
   type TypeInfo,
 } from '../runtime/observed.ts';
 import { type LabelSelector, matchesSelector } from '../runtime/selector.ts';
+import type { ResourceCoordinates } from './readAccess.ts';
 
 export interface WatchEventInfo {
   apiVersion: string;
@@ -93,6 +94,21 @@ export class WatchSet {
     for (const [k, t] of this.types) {
       if (apiVersions.some((av) => k.startsWith(`${av}/`)) && t.info === null) this.types.delete(k);
     }
+  }
+
+  /**
+   * The REST coordinates of a kind resolved by `prepare` (what access reviews name), or undefined when
+   * it is not resolved yet or not served.
+   */
+  resourceOf(apiVersion: string, kind: string): ResourceCoordinates | undefined {
+    const t = this.types.get(gvkKey(apiVersion, kind));
+    if (!t?.info || !t.plural) return undefined;
+    const slash = apiVersion.indexOf('/');
+    return {
+      group: slash < 0 ? '' : apiVersion.slice(0, slash),
+      resource: t.plural,
+      namespaced: t.info.namespaced,
+    };
   }
 
   informerCount(): number {

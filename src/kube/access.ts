@@ -1,8 +1,9 @@
 /**
- * Access reviews: "may I do X?" (SelfSubjectAccessReview) and "who am I?"
- * (SelfSubjectReview). Planes and `kgraph` commands check permissions up front
- * to report a missing RBAC rule clearly instead of failing half-way through.
- * Both are POSTs of a review object that is never stored (counted as `create`).
+ * Access reviews: "may I do X?" (SelfSubjectAccessReview), "may user U do X?" (SubjectAccessReview)
+ * and "who am I?" (SelfSubjectReview). Planes and `kgraph` commands check permissions up front to
+ * report a missing RBAC rule clearly instead of failing half-way through; the Graph controller asks
+ * whether a Graph's ServiceAccount may read what the Graph reads (controller/readAccess.ts).
+ * All are POSTs of a review object that is never stored (counted as `review`, not as a write).
  */
 import type { CallOptions, RestClient } from './rest.ts';
 import { isRecord } from './types.ts';
@@ -24,16 +25,26 @@ export interface AccessReviewResult {
   evaluationError: string;
 }
 
-export async function selfSubjectAccessReview(
-  client: RestClient,
-  attrs: ResourceAttributes,
-  opts: CallOptions = {},
-): Promise<AccessReviewResult> {
+/** Who is asked about: a user name and the groups the authenticator would give it. */
+export interface ReviewSubject {
+  user: string;
+  groups: readonly string[];
+}
+
+function resourceAttributesOf(attrs: ResourceAttributes): Record<string, string> {
   const resourceAttributes: Record<string, string> = { verb: attrs.verb, resource: attrs.resource };
   if (attrs.group) resourceAttributes.group = attrs.group;
   if (attrs.subresource) resourceAttributes.subresource = attrs.subresource;
   if (attrs.namespace) resourceAttributes.namespace = attrs.namespace;
   if (attrs.name) resourceAttributes.name = attrs.name;
+  return resourceAttributes;
+}
+
+export async function selfSubjectAccessReview(
+  client: RestClient,
+  attrs: ResourceAttributes,
+  opts: CallOptions = {},
+): Promise<AccessReviewResult> {
   const body = await client.request({
     ...opts,
     method: 'POST',
@@ -41,10 +52,43 @@ export async function selfSubjectAccessReview(
     body: {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes },
+      spec: { resourceAttributes: resourceAttributesOf(attrs) },
     },
-    verb: 'create',
+    verb: 'review',
   });
+  return reviewResult(body);
+}
+
+/**
+ * May `subject` do `attrs`? Asked by the caller's own identity (it needs `create` on
+ * `subjectaccessreviews`); answered by every authorizer of the API server (RBAC, webhooks, …).
+ * Unlike impersonation, nothing adds the groups of a user here: pass them in `subject.groups`.
+ */
+export async function subjectAccessReview(
+  client: RestClient,
+  subject: ReviewSubject,
+  attrs: ResourceAttributes,
+  opts: CallOptions = {},
+): Promise<AccessReviewResult> {
+  const body = await client.request({
+    ...opts,
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: subject.user,
+        groups: [...subject.groups],
+        resourceAttributes: resourceAttributesOf(attrs),
+      },
+    },
+    verb: 'review',
+  });
+  return reviewResult(body);
+}
+
+function reviewResult(body: unknown): AccessReviewResult {
   const status = isRecord(body) && isRecord(body.status) ? body.status : {};
   return {
     allowed: status.allowed === true,
@@ -67,7 +111,7 @@ export async function selfSubjectReview(client: RestClient, opts: CallOptions = 
     method: 'POST',
     path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-    verb: 'create',
+    verb: 'review',
   });
   const ui =
     isRecord(body) && isRecord(body.status) && isRecord(body.status.userInfo) ? body.status.userInfo : {};

@@ -5,7 +5,22 @@
  * Shared by a RestClient and every impersonating or derived copy of it.
  */
 
-export const VERBS = ['get', 'list', 'watch', 'create', 'patch', 'apply', 'update', 'delete'] as const;
+/**
+ * `review`: access reviews (SubjectAccessReview and friends) — POSTs the server answers without storing
+ * anything, so they are not writes. `dryrun`: server-side dry-run applies, never persisted either.
+ */
+export const VERBS = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'patch',
+  'apply',
+  'update',
+  'delete',
+  'review',
+  'dryrun',
+] as const;
 export type Verb = (typeof VERBS)[number];
 
 /** Verbs that change server state. */
@@ -14,7 +29,9 @@ export const WRITE_VERBS: readonly Verb[] = ['create', 'patch', 'apply', 'update
 export type VerbCounts = Record<Verb, number>;
 
 function zero(): VerbCounts {
-  return { get: 0, list: 0, watch: 0, create: 0, patch: 0, apply: 0, update: 0, delete: 0 };
+  const out = {} as VerbCounts;
+  for (const v of VERBS) out[v] = 0;
+  return out;
 }
 
 export class RequestCounters {

@@ -340,7 +340,7 @@ export class RestClient {
       query: { ...writeQuery(opts), force: opts.force ? true : undefined },
       body: obj,
       contentType: APPLY_CONTENT_TYPE,
-      verb: 'apply',
+      verb: opts.dryRun ? 'dryrun' : 'apply',
     });
     return asKubeObject(body, 'apply');
   }

@@ -609,7 +609,7 @@ function runObjectNode(pass: Pass, run: FrameRun, node: CompiledNode, items: Col
   const itemResults: ItemResult[] = [];
   const observedValues: unknown[] = [];
   for (const { item, id } of rendered) {
-    const observed = pass.input.observed.get(id);
+    const observed = pass.input.observed.get(id, node.path);
     if (observed === undefined) {
       const reason =
         node.kind === 'patch'
@@ -695,6 +695,7 @@ function runRef(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
       kind,
       scope.namespaced ? ns : undefined,
       check.selector,
+      node.path,
     );
     const value = found.map((o) => pass.host.fromJson(o, { apiVersion, kind }));
     run.scope[node.id] = value;
@@ -722,7 +723,7 @@ function runRef(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
         : pass.namespace;
     id = { apiVersion, kind, namespace: ns, name };
   }
-  const observed = pass.input.observed.get(id);
+  const observed = pass.input.observed.get(id, node.path);
   if (observed === undefined) {
     return pendingResult(
       node,

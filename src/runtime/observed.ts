@@ -25,8 +25,11 @@ export interface TypeInfo {
 }
 
 export interface ObservedState {
-  /** The object with this identity, if it exists. */
-  get(id: ObjectIdentity): KubeObject | undefined;
+  /**
+   * The object with this identity, if it exists. `reader` is the dotted path of the node whose
+   * evaluation reads it (the controller names it when the read is not authorised).
+   */
+  get(id: ObjectIdentity, reader?: string): KubeObject | undefined;
   /**
    * Objects of a type matching a selector, in a stable order. `namespace` undefined lists across all
    * namespaces (graph-semantics.md §3.2).
@@ -36,6 +39,7 @@ export interface ObservedState {
     kind: string,
     namespace: string | undefined,
     selector: LabelSelector,
+    reader?: string,
   ): KubeObject[];
   /**
    * Whether the cluster serves the type: the info when it does, `undefined` when it does not (yet).
@@ -162,8 +166,9 @@ export function withServedTypes(
   lookup: (apiVersion: string, kind: string) => TypeInfo | undefined,
 ): ObservedState {
   return {
-    get: (id) => observed.get(id),
-    list: (apiVersion, kind, namespace, selector) => observed.list(apiVersion, kind, namespace, selector),
+    get: (id, reader) => observed.get(id, reader),
+    list: (apiVersion, kind, namespace, selector, reader) =>
+      observed.list(apiVersion, kind, namespace, selector, reader),
     servedType: (apiVersion, kind) => observed.servedType(apiVersion, kind) ?? lookup(apiVersion, kind),
   };
 }

@@ -2,13 +2,13 @@
  * The writes of one reconcile pass, shared by Graphs and RGD instances: template objects by server-side
  * apply under the caller's policy (Graph: one manager per Graph, not forced, reclaiming fields from
  * non-Graph managers; RGD: `kro.run/applyset`, forced), and patch payloads under their per-node managers.
- * An apply whose desired fields already agree with what the manager owns is skipped (zero writes in
- * steady state).
+ * An apply that would change nothing is skipped (zero writes in steady state, also after a restart:
+ * applyMemory.ts), and a pass continues the convergence only if an apply changed an object.
  */
 import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
-import { appliedFieldsAgree } from '../ownership.ts';
+import { type ApplyMemory, needsApply } from '../applyMemory.ts';
 import type { WatchSet } from '../watches.ts';
 import type { DesiredObject, DesiredPatch } from './desired.ts';
 import { applyError, conflictMessage, isTargetVanished, withUidPrecondition } from './errors.ts';
@@ -19,6 +19,9 @@ export interface ApplyState {
   uids: Map<string, string>;
   conflicts: string[];
   hardError?: string;
+  /** A read the owner's identity may not do (ReadForbidden): nothing was written. */
+  forbidden?: string;
+  /** An apply of this pass changed an object (created it or moved its resourceVersion). */
   wrote: boolean;
 }
 
@@ -46,6 +49,8 @@ export interface Applier {
   watches: WatchSet;
   /** Parallel applies within one collection (§25, default 20). */
   concurrency: number;
+  /** Remembered apply results and dry runs (undefined: decide from the cache alone). */
+  memory?: ApplyMemory;
 }
 
 export async function applyOne(
@@ -54,6 +59,7 @@ export async function applyOne(
   fieldManager: string,
   force: boolean,
   subresource: string,
+  desired: Record<string, unknown> = obj,
 ): Promise<KubeObject> {
   const body = obj as KubeObject;
   const res =
@@ -61,7 +67,17 @@ export async function applyOne(
       ? await a.writer.applyStatus(body, { fieldManager, force })
       : await a.writer.apply(body, { fieldManager, force });
   a.watches.noteWritten(res);
+  a.memory?.remember(desired, res, fieldManager, subresource);
   return res;
+}
+
+/**
+ * Whether an apply changed the object (created it, or moved its resourceVersion). A no-op apply
+ * changes nothing a dependent could read, so it does not call for another evaluation pass.
+ */
+function changedBy(res: KubeObject, observed: Record<string, unknown> | undefined): boolean {
+  const before = (observed?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return before === undefined || res.metadata.resourceVersion !== before;
 }
 
 export async function applyTemplates(
@@ -83,7 +99,14 @@ export async function applyTemplates(
         state.hardError ??= refusal;
         return;
       }
-      if (appliedFieldsAgree(d.obj, observed, policy.manager)) {
+      const target = {
+        desired: d.obj,
+        observed,
+        manager: policy.manager,
+        subresource: '',
+        force: policy.force,
+      };
+      if (!(await needsApply(a.writer, a.memory, target))) {
         const u = (observed?.metadata as { uid?: string } | undefined)?.uid;
         if (u) state.uids.set(d.key, u);
         return;
@@ -91,7 +114,7 @@ export async function applyTemplates(
       try {
         const res = await applyOne(a, d.obj, policy.manager, policy.force, '');
         state.uids.set(d.key, res.metadata.uid ?? '');
-        state.wrote = true;
+        state.wrote ||= changedBy(res, observed);
       } catch (e) {
         if (!policy.force && isApiError(e) && e.isApplyConflict) {
           if (e.conflictingManagers.some((m) => policy.protectedManager?.(m) ?? false)) {
@@ -102,7 +125,7 @@ export async function applyTemplates(
           try {
             const res = await applyOne(a, d.obj, policy.manager, true, '');
             state.uids.set(d.key, res.metadata.uid ?? '');
-            state.wrote = true;
+            state.wrote ||= changedBy(res, observed);
           } catch (e2) {
             state.hardError ??= applyError(d.id, e2);
           }
@@ -126,16 +149,13 @@ export async function applyPatches(
     const target = view.get(p.id);
     if (!target) continue; // a patch never creates its target
     const sub = p.contribution.subresource;
-    if (appliedFieldsAgree(p.obj, target, p.contribution.fieldManager, sub)) continue;
+    const manager = p.contribution.fieldManager;
+    const force = sub === 'status';
+    const decide = { desired: p.obj, observed: target, manager, subresource: sub, force };
+    if (!(await needsApply(a.writer, a.memory, decide))) continue;
     try {
-      await applyOne(
-        a,
-        withUidPrecondition(p.obj, target),
-        p.contribution.fieldManager,
-        sub === 'status',
-        sub,
-      );
-      state.wrote = true;
+      const res = await applyOne(a, withUidPrecondition(p.obj, target), manager, force, sub, p.obj);
+      state.wrote ||= changedBy(res, target);
     } catch (e) {
       if (isApiError(e) && e.isApplyConflict) {
         state.conflicts.push(conflictMessage(p.id, e));

@@ -9,6 +9,7 @@
 
 import type { ObservedState } from '../../runtime/observed.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
+import { newReadLedger, type ReadScope, readForbiddenMessage } from '../readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../watches.ts';
 import {
   type Applier,
@@ -34,6 +35,13 @@ export type BeforeApply =
 
 export interface ConvergeInput {
   watches: WatchSet;
+  /**
+   * Whose reads these are (§24): every cached object and list is handed to the evaluation only if this
+   * subject may read it; a refused read ends the passes before anything is written
+   * (`state.forbidden`). Absent: the controller's own reads (RGD instances, whose children the
+   * controller writes with its own identity).
+   */
+  reads?: ReadScope;
   applier: Applier;
   /** Namespace of kinds whose namespace the pass did not know (the owner's). */
   namespace: string;
@@ -70,12 +78,27 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
 
   for (let pass = 0; pass < maxPasses; pass++) {
     const passInterest = newInterest();
-    result = input.evaluate(watches.view(passInterest));
+    const ledger = newReadLedger();
+    const cache = watches.view(passInterest);
+    result = input.evaluate(input.reads ? input.reads.guard(cache, ledger) : cache);
     for (const g of passInterest.gets) interest.gets.add(g);
     for (const l of passInterest.lists) interest.lists.add(l);
-    if (passInterest.missing.size > 0 && pass < maxPasses - 1) {
-      await prepareMissing(watches, passInterest, input.namespace);
+    if (input.reads && ledger.denied.length > 0) {
+      // The evaluation saw less than the cluster holds: nothing of it may be written.
+      state.forbidden = readForbiddenMessage(ledger, input.reads.subject);
+      break;
+    }
+    const undecided = ledger.undecided.size > 0;
+    if ((passInterest.missing.size > 0 || undecided) && pass < maxPasses - 1) {
+      await Promise.all([
+        prepareMissing(watches, passInterest, input.namespace),
+        undecided ? input.reads?.resolve(ledger) : undefined,
+      ]);
       continue;
+    }
+    if (input.reads && undecided) {
+      state.forbidden = readForbiddenMessage(ledger, input.reads.subject);
+      break;
     }
     if (result.errors.length > 0) {
       state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');

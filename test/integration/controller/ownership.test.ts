@@ -275,6 +275,26 @@ describe('Graph controller ownership', () => {
   });
 
   it('a ServiceAccount without rights: ApplyFailed with the 403, nothing written', async () => {
+    // It may read ConfigMaps (else the read check refuses first, ReadForbidden), not write them.
+    await client.apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'cm-reader', namespace: ns },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+      },
+      { fieldManager: 'test' },
+    );
+    await client.apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'cm-reader-nobody', namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'nobody', namespace: ns }],
+      },
+      { fieldManager: 'test' },
+    );
     await applyGraph(
       client,
       graph(ns, 'norights', [{ id: 'cm', template: cm('norights-cm', { k: 'v' }) }], {

@@ -7,13 +7,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { GraphController } from '../../../src/controller/controller.ts';
 import { isApiError, type KubeObject, type RestClient } from '../../../src/kube/index.ts';
-import { RestClient as Client } from '../../../src/kube/rest.ts';
-import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { adminClient } from '../../support/kube.ts';
 import {
   applyGraph,
@@ -24,6 +21,7 @@ import {
   getGraph,
   graph,
   graphNamespace,
+  leastPrivilegeClient,
   waitCondition,
 } from './support.ts';
 
@@ -36,13 +34,6 @@ describe('least-privilege controller identity', () => {
     client = await adminClient();
     await ensureCrd();
     ns = await graphNamespace('gc-rbac');
-    await client.apply(
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kgraph-system' } },
-      { fieldManager: 'test' },
-    );
-    for (const doc of parseAllDocuments(readFileSync('deploy/rbac/rbac.yaml', 'utf8'))) {
-      await client.apply(doc.toJS() as KubeObject, { fieldManager: 'test', force: true });
-    }
   });
   after(async () => {
     await controller?.stop();
@@ -50,26 +41,7 @@ describe('least-privilege controller identity', () => {
   });
 
   it('reconciles and deletes a Graph with only the deploy/ RBAC', async () => {
-    const tr = (await client.request({
-      method: 'POST',
-      path: '/api/v1/namespaces/kgraph-system/serviceaccounts/kgraph-controller/token',
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    })) as { status: { token: string } };
-    const cp = await sharedControlPlane();
-    const cluster = cp.kc.getCurrentCluster();
-    assert.ok(cluster);
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ ...cluster, name: 'testenv' }],
-      users: [{ name: 'controller', token: tr.status.token }],
-      contexts: [{ name: 'controller', cluster: 'testenv', user: 'controller' }],
-      currentContext: 'controller',
-    });
-    const asController = new Client(kc);
+    const asController = await leastPrivilegeClient();
     // The identity really is restricted: it cannot write a ConfigMap itself.
     await assert.rejects(
       asController.create({

@@ -37,7 +37,8 @@ describe('Graph controller steady state', () => {
           ref: {
             apiVersion: 'v1',
             kind: 'ConfigMap',
-            metadata: { selector: { matchLabels: { feed: 'yes' } } },
+            // In the Graph's namespace: its ServiceAccount may list there, not cluster-wide (§24).
+            metadata: { namespace: ns, selector: { matchLabels: { feed: 'yes' } } },
           },
         },
         {

@@ -2,7 +2,10 @@
  * Shared helpers of the controller integration tests: a namespace whose `default` ServiceAccount may
  * write everything in it, a controller restricted to that namespace, Graph helpers and waits.
  */
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
+import { parseAllDocuments } from 'yaml';
 import { GraphController } from '../../../src/controller/controller.ts';
 import { installGraphCrd } from '../../../src/controller/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
@@ -67,6 +70,47 @@ export async function startController(
   });
   await controller.start();
   return controller;
+}
+
+let deployRbac: Promise<unknown> | undefined;
+
+/**
+ * A client acting as the controller ServiceAccount of deploy/rbac/rbac.yaml (applied once per test
+ * process), with a real token from the TokenRequest API: the least-privilege identity the controller
+ * runs as in a cluster. The caller closes it (or the controller using it does).
+ */
+export async function leastPrivilegeClient(): Promise<RestClient> {
+  const client = await adminClient();
+  deployRbac ??= (async () => {
+    await client.apply(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kgraph-system' } },
+      { fieldManager: 'test' },
+    );
+    for (const doc of parseAllDocuments(readFileSync('deploy/rbac/rbac.yaml', 'utf8'))) {
+      await client.apply(doc.toJS() as KubeObject, { fieldManager: 'test', force: true });
+    }
+  })();
+  await deployRbac;
+  const tr = (await client.request({
+    method: 'POST',
+    path: '/api/v1/namespaces/kgraph-system/serviceaccounts/kgraph-controller/token',
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  })) as { status: { token: string } };
+  const cp = await sharedControlPlane();
+  const cluster = cp.kc.getCurrentCluster();
+  if (!cluster) throw new Error('the test control plane has no cluster in its kubeconfig');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ ...cluster, name: 'testenv' }],
+    users: [{ name: 'controller', token: tr.status.token }],
+    contexts: [{ name: 'controller', cluster: 'testenv', user: 'controller' }],
+    currentContext: 'controller',
+  });
+  return new Client(kc);
 }
 
 /** What a describe block of controller tests works with. */

@@ -1,0 +1,184 @@
+/**
+ * Watches RBAC objects (Roles, RoleBindings, ClusterRoles, ClusterRoleBindings) so that cached
+ * access answers (readAccess.ts) are asked again as soon as a grant or a revocation may change them,
+ * instead of waiting for their TTL.
+ *
+ * Which answers a change may affect:
+ * - a Role: every answer about its namespace;
+ * - a RoleBinding: answers about its namespace for the subjects it binds (before and after);
+ * - a ClusterRoleBinding: answers anywhere for the subjects it binds (before and after);
+ * - a ClusterRole: every answer (any binding in any namespace may reference it, aggregation too).
+ *
+ * Changes arriving within `debounceMs` are checked together; the same scope is checked once more
+ * `settleMs` later, because the API server's authorizer follows RBAC objects through its own cache
+ * and may answer a review sent right after the change with the old rules.
+ */
+import { Informer, type KubeObject, type RestClient, type ReviewSubject } from '../kube/index.ts';
+import type { ReadAccess, ReadCheck } from './readAccess.ts';
+
+export interface RbacSubjectRef {
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+/** What an RBAC change may affect: a namespace (or everywhere) and the subjects (or anyone). */
+export interface RbacScope {
+  namespace?: string;
+  subjects?: RbacSubjectRef[];
+}
+
+const RBAC = 'rbac.authorization.k8s.io/v1';
+const KINDS = [
+  { plural: 'roles', namespaced: true, binding: false },
+  { plural: 'rolebindings', namespaced: true, binding: true },
+  { plural: 'clusterroles', namespaced: false, binding: false },
+  { plural: 'clusterrolebindings', namespaced: false, binding: true },
+] as const;
+
+function subjectsOf(obj: KubeObject): RbacSubjectRef[] {
+  const raw = (obj as { subjects?: unknown }).subjects;
+  if (!Array.isArray(raw)) return [];
+  const out: RbacSubjectRef[] = [];
+  for (const s of raw) {
+    if (typeof s !== 'object' || s === null) continue;
+    const { kind, name, namespace } = s as { kind?: unknown; name?: unknown; namespace?: unknown };
+    if (typeof kind !== 'string' || typeof name !== 'string') continue;
+    const ref: RbacSubjectRef = { kind, name };
+    // A RoleBinding's ServiceAccount subject without a namespace means the binding's namespace.
+    const ns = typeof namespace === 'string' && namespace !== '' ? namespace : obj.metadata.namespace;
+    if (ns) ref.namespace = ns;
+    out.push(ref);
+  }
+  return out;
+}
+
+/** The scope an RBAC event may affect (`objs`: the object before and after). */
+export function scopeOfChange(kind: (typeof KINDS)[number], objs: KubeObject[]): RbacScope {
+  if (kind.plural === 'clusterroles') return {};
+  const scope: RbacScope = {};
+  if (kind.namespaced) {
+    const ns = objs[0]?.metadata.namespace;
+    if (ns) scope.namespace = ns;
+  }
+  if (kind.binding) scope.subjects = objs.flatMap(subjectsOf);
+  return scope;
+}
+
+/** Does a binding subject cover this review subject? */
+export function subjectMatches(ref: RbacSubjectRef, subject: ReviewSubject): boolean {
+  switch (ref.kind) {
+    case 'User':
+      return ref.name === subject.user;
+    case 'Group':
+      return subject.groups.includes(ref.name);
+    case 'ServiceAccount':
+      return `system:serviceaccount:${ref.namespace ?? ''}:${ref.name}` === subject.user;
+    default:
+      return true; // unknown subject kind: be safe, ask again
+  }
+}
+
+/** Is a cached answer inside a change's scope? */
+export function inScope(scope: RbacScope, subject: ReviewSubject, check: ReadCheck): boolean {
+  if (scope.namespace !== undefined && check.namespace !== scope.namespace) return false;
+  if (scope.subjects === undefined) return true;
+  return scope.subjects.some((s) => subjectMatches(s, subject));
+}
+
+export interface RbacWatchOptions {
+  debounceMs?: number;
+  settleMs?: number;
+  onError?: (e: unknown) => void;
+}
+
+/** Informers on the four RBAC kinds feeding `access.recheck`. */
+export class RbacWatch {
+  private readonly informers: Informer[] = [];
+  private pending: RbacScope[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly settleTimers = new Set<NodeJS.Timeout>();
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private readonly debounceMs: number;
+  private readonly settleMs: number;
+
+  constructor(
+    client: RestClient,
+    private readonly access: ReadAccess,
+    opts: RbacWatchOptions = {},
+  ) {
+    this.debounceMs = opts.debounceMs ?? 200;
+    this.settleMs = opts.settleMs ?? 2_000;
+    for (const kind of KINDS) {
+      const inf = new Informer(client, {
+        target: { apiVersion: RBAC, plural: kind.plural },
+        resyncMs: 0,
+        ...(opts.onError ? { onError: opts.onError } : {}),
+      });
+      // The initial list is not a change: answers cached before it are at least as recent.
+      inf.addHandlers({
+        add: (o) => {
+          if (inf.hasSynced()) this.changed(scopeOfChange(kind, [o]));
+        },
+        update: (a, b) => {
+          if (a !== b && inf.hasSynced()) this.changed(scopeOfChange(kind, [a, b]));
+        },
+        delete: (o) => {
+          if (inf.hasSynced()) this.changed(scopeOfChange(kind, [o]));
+        },
+      });
+      this.informers.push(inf);
+    }
+  }
+
+  start(): void {
+    for (const i of this.informers) i.start();
+  }
+
+  async waitForSync(timeoutMs = 60_000): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.waitForSync(timeoutMs)));
+  }
+
+  /** Resolves when every recheck started so far has finished (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private changed(scope: RbacScope): void {
+    if (this.stopped || this.access.size === 0) return;
+    this.pending.push(scope);
+    this.timer ??= setTimeout(() => this.flush(), this.debounceMs);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const scopes = this.pending;
+    this.pending = [];
+    this.run(scopes);
+    const t = setTimeout(() => {
+      this.settleTimers.delete(t);
+      this.run(scopes);
+    }, this.settleMs);
+    this.settleTimers.add(t);
+  }
+
+  private run(scopes: RbacScope[]): void {
+    if (this.stopped) return;
+    const everywhere = scopes.some((s) => s.namespace === undefined && s.subjects === undefined);
+    this.running = this.running.then(() =>
+      this.access
+        .recheck((subject, check) => everywhere || scopes.some((s) => inScope(s, subject, check)))
+        .catch(() => undefined),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const t of this.settleTimers) clearTimeout(t);
+    this.settleTimers.clear();
+    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.running;
+  }
+}
