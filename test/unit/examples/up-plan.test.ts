@@ -48,6 +48,7 @@ describe('kgraph up: the plan', () => {
       'Graph namespace-decorator',
       'Graph showcase',
       'Graph team-stamper',
+      'Graph webshop',
     ]);
     assert.deepEqual(plan.rgds.map(id), [
       'ResourceGraphDefinition webapp',
