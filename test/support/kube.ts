@@ -57,6 +57,42 @@ export async function eventually<T>(
   }
 }
 
+/** A condition as the controllers write it. */
+export interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration: number;
+}
+
+/** The condition of this type in an object's `status.conditions`, if any. */
+export function conditionOf(o: KubeObject | undefined, type: string): Cond | undefined {
+  return (o?.status as { conditions?: Cond[] } | undefined)?.conditions?.find((c) => c.type === type);
+}
+
+/** A ConfigMap template (no namespace: the Graph or instance puts it in its own). */
+export function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+export async function getCm(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
+  return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+}
+
+/** Waits until the object is gone. */
+export async function gone(
+  client: RestClient,
+  ns: string,
+  name: string,
+  kind = 'ConfigMap',
+  apiVersion = 'v1',
+) {
+  return eventually(`${kind} ${name} deleted`, async () =>
+    (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
+  );
+}
+
 export function configMap(
   namespace: string,
   name: string,

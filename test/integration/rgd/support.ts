@@ -9,9 +9,18 @@ import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
-import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
+import {
+  adminClient,
+  type Cond,
+  cm,
+  conditionOf,
+  eventually,
+  getCm,
+  gone,
+  testNamespace,
+} from '../../support/kube.ts';
 
-export { eventually };
+export { type Cond, cm, conditionOf, eventually, getCm, gone };
 
 const SUITE_LABEL = 'kgraph.test/suite';
 let crdInstalled: Promise<unknown> | undefined;
@@ -84,18 +93,6 @@ export async function applyRgd(client: RestClient, r: KubeObject): Promise<KubeO
 
 export async function getRgd(client: RestClient, name: string): Promise<KubeObject | undefined> {
   return client.getOrUndefined({ apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition', name });
-}
-
-export interface Cond {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  observedGeneration: number;
-}
-
-export function conditionOf(o: KubeObject | undefined, type: string): Cond | undefined {
-  return (o?.status as { conditions?: Cond[] } | undefined)?.conditions?.find((c) => c.type === type);
 }
 
 /** Waits until the RGD's condition has this status (and reason) for its current generation. */
@@ -188,26 +185,6 @@ export async function waitState(
   } catch (e) {
     throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last?.status)}`);
   }
-}
-
-export function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
-}
-
-export async function getCm(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
-  return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
-}
-
-export async function gone(
-  client: RestClient,
-  ns: string,
-  name: string,
-  kind = 'ConfigMap',
-  apiVersion = 'v1',
-) {
-  return eventually(`${kind} ${name} deleted`, async () =>
-    (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
-  );
 }
 
 /** The data of a ConfigMap, or undefined when it does not exist. */
