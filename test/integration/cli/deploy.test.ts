@@ -55,11 +55,11 @@ describe('kgraph deploy (example package)', () => {
     );
 
     assert.ok(
-      at(/ready\s+batch\/v1\/Job\/webapp\/webapp-migrate/) <
-        at(/applied\s+apps\/v1\/Deployment\/webapp\/webapp/),
+      at(/ready\s+job\.batch\/webapp-migrate-\S+ -n webapp/) <
+        at(/applied\s+deployment\.apps\/webapp -n webapp/),
       first.stdout,
     );
-    assert.ok(at(/ready\s+apps\/v1\/Deployment\/webapp\/webapp/) >= 0, first.stdout);
+    assert.ok(at(/ready\s+deployment\.apps\/webapp -n webapp/) >= 0, first.stdout);
 
     const client = await adminClient();
     const deployment = await client.get({

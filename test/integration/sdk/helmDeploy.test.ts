@@ -56,17 +56,17 @@ describe('kgraph deploy of a package that imports a Helm chart', () => {
     };
     const applied = (what: string) => at(new RegExp(`applied\\s+${what}`));
     assert.ok(
-      at(/ready\s+apiextensions\.k8s\.io\/v1\/CustomResourceDefinition\/\/widgets\.shop\.example\.com/) <
-        applied(`shop\\.example\\.com/v1/Widget/${ns}/shop-default`),
+      at(/ready\s+customresourcedefinition\.apiextensions\.k8s\.io\/widgets\.shop\.example\.com\s/) <
+        applied(`widget\\.shop\\.example\\.com/shop-default -n ${ns}`),
     );
     assert.ok(
-      applied(`v1/ConfigMap/${ns}/shop-schema`) < applied(`v1/ConfigMap/${ns}/shop-seed`),
+      applied(`configmap/shop-schema -n ${ns}`) < applied(`configmap/shop-seed -n ${ns}`),
       'pre-install hooks by weight',
     );
-    assert.ok(applied(`v1/ConfigMap/${ns}/shop-seed`) < applied(`apps/v1/Deployment/${ns}/shop`));
-    assert.ok(applied(`v1/ConfigMap/${ns}/shop-seed`) < applied(`v1/Service/${ns}/shop`));
+    assert.ok(applied(`configmap/shop-seed -n ${ns}`) < applied(`deployment\\.apps/shop -n ${ns}`));
+    assert.ok(applied(`configmap/shop-seed -n ${ns}`) < applied(`service/shop -n ${ns}`));
     assert.ok(
-      applied(`apps/v1/Deployment/${ns}/shop`) < applied(`v1/ConfigMap/${ns}/shop-announce`),
+      applied(`deployment\\.apps/shop -n ${ns}`) < applied(`configmap/shop-announce -n ${ns}`),
       'post-install hook last',
     );
 
