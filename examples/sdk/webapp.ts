@@ -149,7 +149,9 @@ export default definePackage<Parts>({
                 },
               ],
             },
-            readiness: { path: '/status/phase', equals: 'Ready' },
+            // No `readiness:` predicate: nothing in this example reconciles Dashboards, so a predicate on
+            // their status (e.g. { path: '/status/phase', equals: 'Ready' }) would make `kgraph deploy`
+            // wait for it forever. An instance without one is ready once it exists.
           }),
       },
       dashboard: () =>

@@ -4,14 +4,12 @@
  * Established and served). `deploy/crds/graphs.kro.run.yaml` is generated from `graphCrd()`.
  */
 import { isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
+import { forEachSchema, freeObject, objectRefSchema, stringList } from './crdSchemaParts.ts';
 import { CONTROLLER_MANAGER, GRAPH_CRD_NAME, GRAPH_KIND, GRAPH_PLURAL } from './names.ts';
 
 const NODE_ID_PATTERN = '^[A-Za-z][A-Za-z0-9]*$';
 const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 export const EXACTLY_ONE_KIND_MESSAGE = 'exactly one of template, ref, def, graph, patch must be set';
-
-const freeObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-const stringList = { type: 'array', items: { type: 'string' } };
 
 function nodeSchema(): Record<string, unknown> {
   return {
@@ -23,34 +21,10 @@ function nodeSchema(): Record<string, unknown> {
       def: freeObject,
       patch: freeObject,
       graph: freeObject,
-      ref: {
-        type: 'object',
-        required: ['apiVersion', 'kind', 'metadata'],
-        properties: {
-          apiVersion: { type: 'string' },
-          kind: { type: 'string' },
-          metadata: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', minLength: 1 },
-              namespace: { type: 'string' },
-              // A literal LabelSelector, or one CEL expression (a string) yielding one.
-              selector: { 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
+      ref: objectRefSchema({ nameMinLength: 1 }),
       includeWhen: stringList,
       readyWhen: stringList,
-      forEach: {
-        type: 'array',
-        items: {
-          type: 'object',
-          minProperties: 1,
-          maxProperties: 1,
-          additionalProperties: { type: 'string' },
-        },
-      },
+      forEach: forEachSchema,
     },
     'x-kubernetes-validations': [
       {

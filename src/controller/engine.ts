@@ -47,7 +47,11 @@ export class GraphCompiler {
     const meta = { ...(rest.metadata as Record<string, unknown>) };
     delete meta.managedFields;
     const source = { ...rest, metadata: meta };
-    const file = `Graph ${String(meta.namespace)}/${String(meta.name)}`;
+    // The name positions in messages refer to: the object as the compiler read it (YAML of the stored object).
+    const file =
+      meta.namespace === undefined
+        ? `${String(rest.kind)} ${String(meta.name)}`
+        : `${String(rest.kind)} ${String(meta.namespace)}/${String(meta.name)}`;
     const parsed = parseYamlFile(file, stringify(source));
     const doc = parsed.documents[0];
     if (!doc) throw new Error(`${file}: nothing to compile`);

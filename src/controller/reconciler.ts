@@ -14,7 +14,6 @@
  * first one after a restart — makes no write request.
  */
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../diag/diagnostic.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import type { KubeObject, RestClient } from '../kube/index.ts';
 import { identityKey } from '../runtime/observed.ts';
@@ -24,6 +23,7 @@ import type { Applier } from './core/apply.ts';
 import { WaitBackoff } from './core/backoff.ts';
 import { type BeforeApply, convergePasses } from './core/converge.ts';
 import { type DesiredObject, idOf } from './core/desired.ts';
+import { diagnosticsMessage } from './core/errors.ts';
 import { pruneRetired, releaseContributions } from './core/prune.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
@@ -186,7 +186,7 @@ export class GraphReconciler {
     interest: Interest,
   ): Promise<ReconcileOutcome> {
     const gen = graph.metadata.generation ?? 0;
-    const message = diagnosticsMessage(outcome.diagnostics);
+    const message = diagnosticsMessage(outcome.diagnostics, 'the graph was not accepted');
     const now = () => this.now();
     const accepted = condition(prev.conditions, 'Accepted', 'False', 'InvalidGraph', message, gen, now);
     const converged = condition(
@@ -539,12 +539,4 @@ function entryOf(d: DesiredObject, uid: string | undefined): ManagedResource {
 
 function withUid(r: ManagedResource, uid: string | undefined): ManagedResource {
   return uid && !r.uid ? { ...r, uid } : r;
-}
-
-function diagnosticsMessage(ds: Diagnostic[]): string {
-  const errors = ds.filter((d) => d.severity === 'error');
-  const text = errors
-    .map((d) => `${d.code}${d.node ? ` node ${d.node}` : ''}${d.path ? ` (${d.path})` : ''}: ${d.message}`)
-    .join('; ');
-  return text.length > 2000 ? `${text.slice(0, 1997)}...` : text || 'the graph was not accepted';
 }

@@ -1,13 +1,20 @@
 /**
  * The persistent local control plane for development (`kgraph cluster up|down`):
  * a detached kube-testenv with fsync'd etcd under a data dir, so its data, ports
- * and certificates survive restarts.
+ * and certificates survive restarts. By default it runs workloads: the workload
+ * controllers, kube-scheduler and KWOK-simulated nodes (no container runs).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KgraphError } from '../diag/diagnostic.ts';
-import { type ReadyLine, repoRoot, startLocalControlPlane, testenvBinary } from './localControlPlane.ts';
+import {
+  type ReadyLine,
+  repoRoot,
+  sourceKeyedBinary,
+  startLocalControlPlane,
+  testenvBinary,
+} from './localControlPlane.ts';
 
 export const defaultDevDataDir = (): string =>
   resolve(process.env.KGRAPH_DEV_DIR ?? join(process.cwd(), '.dev', 'cluster'));
@@ -39,14 +46,32 @@ export function devClusterStatus(dataDir: string): DevClusterStatus {
   return { running: false, dataDir };
 }
 
-/** Builds the control-plane binary through the repository's script (needs Go). */
+function goAvailable(): boolean {
+  try {
+    execFileSync('go', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The control-plane binary for the current sources: the cached build keyed by their hash when it
+ * exists, else built through tools/kube-testenv/build.sh (needs Go), else, without Go, whatever
+ * build `.cache/bin/kube-testenv` links to. KUBE_TESTENV_BIN is used as is.
+ */
 export function ensureTestenvBinary(log: (line: string) => void): string {
-  const bin = testenvBinary();
-  if (existsSync(bin)) return bin;
+  if (process.env.KUBE_TESTENV_BIN) return process.env.KUBE_TESTENV_BIN;
+  const keyed = sourceKeyedBinary();
+  if (keyed && existsSync(keyed)) return keyed;
+  const fallback = testenvBinary();
   const script = join(repoRoot, 'tools', 'kube-testenv', 'build.sh');
+  if (existsSync(fallback) && (!existsSync(script) || !goAvailable())) return fallback;
   if (!existsSync(script))
     throw new KgraphError('KG6005', `cannot build the control plane: ${script} is missing`);
-  log('building the local control plane from Go modules (first time only; several minutes)…');
+  log(
+    'building the local control plane from Go modules (first time, or after its sources changed; several minutes)…',
+  );
   try {
     execFileSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
   } catch (err) {
@@ -55,15 +80,32 @@ export function ensureTestenvBinary(log: (line: string) => void): string {
       `building the control plane failed (is Go >= 1.26 installed?): ${(err as Error).message}`,
     );
   }
-  return bin;
+  return testenvBinary();
+}
+
+export interface DevClusterShape {
+  /** Workload controllers, scheduler and simulated nodes. Default true. */
+  workloads?: boolean;
+  /** Simulated nodes (default 3) and the zones they spread over (default 2). */
+  nodes?: number;
+  zones?: number;
 }
 
 export async function devClusterUp(
   dataDir: string,
   log: (line: string) => void,
+  shape: DevClusterShape = {},
 ): Promise<{ ready: ReadyLine; reused: boolean }> {
   const status = devClusterStatus(dataDir);
-  if (status.running && status.ready) return { ready: status.ready, reused: true };
+  if (status.running && status.ready) {
+    const workloads = shape.workloads ?? true;
+    if (workloads !== (status.ready.withWorkloads ?? false))
+      log(
+        `note: the running control plane has workloads ${status.ready.withWorkloads ? 'on' : 'off'}; ` +
+          `'kgraph cluster down' and up again to change that`,
+      );
+    return { ready: status.ready, reused: true };
+  }
   rmSync(join(dataDir, 'ready.json'), { force: true });
   const binary = ensureTestenvBinary(log);
   const plane = await startLocalControlPlane({
@@ -71,6 +113,9 @@ export async function devClusterUp(
     dataDir,
     ephemeral: false,
     withControllers: true,
+    withWorkloads: shape.workloads ?? true,
+    ...(shape.nodes !== undefined ? { nodes: shape.nodes } : {}),
+    ...(shape.zones !== undefined ? { zones: shape.zones } : {}),
     detached: true,
     extraArgs: ['--cert-validity=8760h'],
   });

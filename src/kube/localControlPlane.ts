@@ -6,7 +6,8 @@
  * traffic goes through the REST layer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,10 @@ export interface ReadyLine {
   etcd: string;
   pid: number;
   withControllers: boolean;
+  /** Workload controllers, kube-scheduler and KWOK nodes run (older binaries omit it). */
+  withWorkloads?: boolean;
+  /** Names of the simulated nodes, Ready when the line is printed. */
+  nodes?: string[] | null;
 }
 
 export interface StartOptions {
@@ -29,6 +34,16 @@ export interface StartOptions {
   ephemeral?: boolean;
   /** Run the garbage-collector and namespace controllers too. */
   withControllers?: boolean;
+  /**
+   * Run the workload controllers (Deployment, Job, StatefulSet, EndpointSlice, …), kube-scheduler
+   * and KWOK-simulated nodes, so pods are scheduled and report Running/Ready (no container runs).
+   * Implies withControllers.
+   */
+  withWorkloads?: boolean;
+  /** Simulated nodes with withWorkloads (binary default 3). */
+  nodes?: number;
+  /** Zones the nodes are spread over, round-robin (binary default 2). */
+  zones?: number;
   /** Where the server's stderr goes; default `<dataDir>/apiserver.log`. */
   logFile?: string;
   /** Keep running after this process exits (dev cluster). Default false. */
@@ -55,9 +70,45 @@ export interface LocalControlPlane extends ReadyLine {
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The binary path: KUBE_TESTENV_BIN, else the cached build. */
+/**
+ * The build of the current Go sources: `.cache/bin/kube-testenv-<key>`, with the key computed as
+ * tools/kube-testenv/build.sh computes it (sha256 of go.mod, go.sum and the sorted *.go files, first
+ * 16 hex digits). Undefined when the sources are absent.
+ */
+export function sourceKeyedBinary(): string | undefined {
+  const dir = join(repoRoot, 'tools', 'kube-testenv');
+  try {
+    const goFiles = readdirSync(dir)
+      .filter((f) => f.endsWith('.go'))
+      .sort();
+    const hash = createHash('sha256');
+    for (const f of ['go.mod', 'go.sum', ...goFiles]) hash.update(readFileSync(join(dir, f)));
+    return join(repoRoot, '.cache', 'bin', `kube-testenv-${hash.digest('hex').slice(0, 16)}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The binary path: KUBE_TESTENV_BIN, else the cached build of the current sources, else the
+ * `.cache/bin/kube-testenv` link (the last build made). Preferring the keyed build keeps a worktree
+ * on its own sources' binary when several worktrees share one `.cache` and relink it.
+ */
 export function testenvBinary(): string {
-  return process.env.KUBE_TESTENV_BIN ?? join(repoRoot, '.cache', 'bin', 'kube-testenv');
+  if (process.env.KUBE_TESTENV_BIN) return process.env.KUBE_TESTENV_BIN;
+  const keyed = sourceKeyedBinary();
+  if (keyed && existsSync(keyed)) return keyed;
+  return join(repoRoot, '.cache', 'bin', 'kube-testenv');
+}
+
+/** The last lines of the server's log, for an error message (a stale binary names the unknown flag there). */
+function logTail(logFile: string, lines = 4): string {
+  try {
+    const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines);
+    return tail.length > 0 ? `:\n  ${tail.join('\n  ')}` : '';
+  } catch {
+    return '';
+  }
 }
 
 export async function startLocalControlPlane(opts: StartOptions): Promise<LocalControlPlane> {
@@ -72,6 +123,9 @@ export async function startLocalControlPlane(opts: StartOptions): Promise<LocalC
   const logFile = opts.logFile ?? join(opts.dataDir, 'apiserver.log');
   const args = ['--data-dir', opts.dataDir, `--ephemeral=${opts.ephemeral ?? true}`];
   if (opts.withControllers) args.push('--with-controllers');
+  if (opts.withWorkloads) args.push('--with-workloads');
+  if (opts.nodes !== undefined) args.push(`--nodes=${opts.nodes}`);
+  if (opts.zones !== undefined) args.push(`--zones=${opts.zones}`);
   if (opts.detached) args.push('--exit-on-stdin-close=false');
   for (const a of opts.extraApiserverArgs ?? []) args.push(`--apiserver-arg=${a}`);
   args.push(...(opts.extraArgs ?? []));
@@ -110,7 +164,7 @@ export async function startLocalControlPlane(opts: StartOptions): Promise<LocalC
       rej(
         new KgraphError(
           'KG6003',
-          `control plane exited before it was ready (code ${code}, signal ${signal}); see ${logFile}`,
+          `control plane exited before it was ready (code ${code}, signal ${signal}); see ${logFile}${logTail(logFile)}`,
         ),
       );
     });

@@ -3,6 +3,7 @@
  * derived-PDB requests. `finalize` (synth.ts) turns it into ordered manifests.
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import type { ChartRenderer } from './chart.ts';
 import type { ResolvedCluster } from './cluster.ts';
 import type { Ctx, CtxNode } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';
@@ -28,6 +29,26 @@ export interface PdbRequest {
   /** Pod-template labels of the workload (plain text). */
   readonly podLabels: Readonly<Record<string, string>>;
   readonly create: () => void;
+}
+
+/** A workload as network-policy derivation sees it (networkPolicy.ts). */
+export interface WorkloadRecord {
+  readonly node: ResNode;
+  /** The pod selector (plain text): `spec.selector.matchLabels`, else the pod-template labels. */
+  readonly selector: Readonly<Record<string, string>>;
+  /** Pod-template labels (plain text). */
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** Whether the pods resolve names through the cluster DNS (`dnsPolicy` unset or ClusterFirst). */
+  readonly clusterFirstDns: boolean;
+  /** `meta.network.intents` as authored. */
+  readonly intents: readonly unknown[];
+  /** Builds a namespaced object in the workload's scope (its instance labels and namespace). */
+  readonly createInScope: (a: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    spec: Record<string, unknown>;
+  }) => ResNode;
 }
 
 export interface ImportMarker {
@@ -64,6 +85,10 @@ export class ResNode implements CtxNode {
   rawManifest: Manifest | undefined;
   /** Ordering context found in the manifest at synth. */
   derived: Ctx | undefined;
+  /** The part evaluation that built this node (see `Build.currentPart`). */
+  part: object | undefined;
+  /** `factBehavior.endpoint`: how network-policy derivation treats endpoint facts through this object. */
+  endpointBehavior: 'conduct' | 'terminate' | undefined;
   constructor(a: {
     apiVersion: string;
     kind: string;
@@ -104,10 +129,13 @@ export class Build {
   readonly graphIds = new Set<string>();
   readonly imports: ImportMarker[] = [];
   readonly pdbRequests: PdbRequest[] = [];
-  /** Parts currently being forced, outermost first (for graph ids and cycle paths). */
-  readonly partStack: string[] = [];
+  readonly workloads: WorkloadRecord[] = [];
+  /** The part evaluation under way: nodes built now belong to it and are dropped if it is retried. */
+  currentPart: object | undefined;
   /** Namespace resources by name, created on first use. */
   readonly namespaceNodes = new Map<string, unknown>();
+  /** Renders Helm charts for `scope.helm.importChart` (injected: synth itself does no I/O). */
+  chartRenderer: ChartRenderer | undefined;
   /** Root resource of the instance providing a role (`dns`, `loadBalancer`), once built. */
   readonly roleNodes = new Map<string, ResNode>();
   finalized = false;
@@ -126,20 +154,53 @@ export class Build {
   add(node: ResNode): void {
     const clash = this.byKey.get(node.key);
     if (clash) {
-      const by = [clash.instance, node.instance].map((i) =>
-        i === undefined ? 'the cluster' : `instance ${i}`,
-      );
-      throw new SdkError(
-        SdkCode.invalidArgument,
-        `${node.label} is built twice in this cluster definition (by ${by[0]} and ${by[1]}); a cluster-scoped object belongs to one instance`,
-        { node: node.key },
-      );
+      throw new SdkError(SdkCode.invalidArgument, builtTwiceMessage(clash, node), { node: node.key });
     }
+    node.part = this.currentPart;
     node.graphId = uniqueGraphId(this, node.graphId);
     this.graphIds.add(node.graphId);
     this.byKey.set(node.key, node);
     this.nodes.push(node);
   }
+
+  /** Drops the nodes a part evaluation built before it was abandoned (it is evaluated again later).
+   * Namespaces stay: they are shared by every part and cached by `namespaceResource`. */
+  dropPart(part: object): void {
+    const dropped = new Set(this.nodes.filter((n) => n.part === part && n.kind !== 'Namespace'));
+    if (dropped.size === 0) return;
+    const keep = this.nodes.filter((n) => !dropped.has(n));
+    this.nodes.splice(0, this.nodes.length, ...keep);
+    for (const n of dropped) {
+      this.byKey.delete(n.key);
+      this.graphIds.delete(n.graphId);
+    }
+    const imports = this.imports.filter(
+      (i) =>
+        ![...dropped].some(
+          (n) => n.kind === i.kind && n.namespace === i.namespace && n.name === i.objectName,
+        ),
+    );
+    this.imports.splice(0, this.imports.length, ...imports);
+    const pdbs = this.pdbRequests.filter((r) => !dropped.has(r.workload));
+    this.pdbRequests.splice(0, this.pdbRequests.length, ...pdbs);
+    const workloads = this.workloads.filter((w) => !dropped.has(w.node));
+    this.workloads.splice(0, this.workloads.length, ...workloads);
+  }
+}
+
+/** Why an object key was built a second time, in words that fit the case. */
+function builtTwiceMessage(first: ResNode, second: ResNode): string {
+  const who = (i: string | undefined) => (i === undefined ? 'the cluster definition' : `instance ${i}`);
+  const what = first.isImport && second.isImport ? 'referenced (as a ref)' : 'built';
+  const by =
+    first.instance === second.instance
+      ? `twice by ${who(first.instance)}`
+      : `by both ${who(first.instance)} and ${who(second.instance)}`;
+  const scope =
+    first.namespace === undefined
+      ? 'a cluster-scoped object belongs to one instance'
+      : `names are unique per kind within namespace ${first.namespace}`;
+  return `${first.label} is ${what} ${by}; ${scope}: build it once and pass the resource (or its .out) where it is needed`;
 }
 
 export function uniqueGraphId(b: Build, base: string): string {

@@ -26,6 +26,15 @@ export interface Topology {
   hostKey?: string;
 }
 
+export type NetworkPolicyKind = 'CiliumNetworkPolicy' | 'NetworkPolicy';
+
+export interface NetworkPolicyConfig {
+  /** Synthesise one least-privilege policy per workload (seed A4.2.5). */
+  enable?: boolean;
+  /** `CiliumNetworkPolicy` (default, cilium.io/v2) or plain `NetworkPolicy` (networking.k8s.io/v1). */
+  kind?: NetworkPolicyKind;
+}
+
 export interface InstanceDef {
   /** The package this instance builds. */
   package: Package;
@@ -51,6 +60,7 @@ export interface ClusterDef {
   instances?: Record<string, InstanceDef>;
   /** Roles provided outside any instance of this definition (role → provider description). */
   providers?: Record<string, string>;
+  networkPolicy?: NetworkPolicyConfig;
 }
 
 export interface ResolvedCluster {
@@ -73,6 +83,7 @@ export interface ResolvedCluster {
   readonly instances: Readonly<Record<string, InstanceDef>>;
   /** role → provider (instance name or external description). */
   readonly providers: Readonly<Record<string, string>>;
+  readonly networkPolicy: { readonly enable: boolean; readonly kind: NetworkPolicyKind };
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -101,6 +112,13 @@ export function resolveCluster(def: ClusterDef = {}): ResolvedCluster {
   if (!['none', 'pod', 'node', 'zone'].includes(availability)) {
     throw new SdkError(SdkCode.clusterDefinition, `availability must be none, pod, node or zone`);
   }
+  const np = def.networkPolicy ?? {};
+  if (np.kind !== undefined && np.kind !== 'CiliumNetworkPolicy' && np.kind !== 'NetworkPolicy') {
+    throw new SdkError(
+      SdkCode.clusterDefinition,
+      'networkPolicy.kind must be "CiliumNetworkPolicy" or "NetworkPolicy"',
+    );
+  }
   const topo = def.topology ?? {};
   const caps = def.capabilities ?? {};
   return {
@@ -122,6 +140,7 @@ export function resolveCluster(def: ClusterDef = {}): ResolvedCluster {
     namespaces: [...namespaces].sort(),
     instances,
     providers,
+    networkPolicy: { enable: np.enable === true, kind: np.kind ?? 'CiliumNetworkPolicy' },
   };
 }
 

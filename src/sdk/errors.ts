@@ -55,6 +55,10 @@ export const SdkCode = {
   selectorSubsetOther: 'KG7063',
   webhookService: 'KG7064',
   unresolvedDependency: 'KG7065',
+  networkIntent: 'KG7070',
+  networkPolicyKind: 'KG7071',
+  networkPolicy: 'KG7072',
+  chart: 'KG7073',
 } as const;
 
 export type SdkCodeValue = (typeof SdkCode)[keyof typeof SdkCode];

@@ -2,6 +2,15 @@
  * kgraph/sdk — the Kix-style authoring SDK (pure synth; no cluster access).
  * See docs/sdk.md for the model and the synth output contract.
  */
+
+export type {
+  ChartManifest,
+  ChartRenderer,
+  ChartRenderRequest,
+  ImportChartArgs,
+  RenderedChart,
+  RenderedChartDocument,
+} from './chart.ts';
 export type {
   AvailabilityLevel,
   Capabilities,
@@ -33,6 +42,7 @@ export {
   type ServiceArgs,
   untrackedRef,
 } from './kix.ts';
+export type { IntentPeer, IntentPort, NetworkIntent } from './networkIntent.ts';
 export { type EdgeKind, manifestHash, type PlannedObject, parseDependsOn, planOrder } from './order.ts';
 export {
   type BuildArgs,
@@ -63,7 +73,6 @@ export {
   type Workload,
 } from './resource.ts';
 export type {
-  ChartManifest,
   CrArgs,
   CrdArgs,
   CrdOut,

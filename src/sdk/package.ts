@@ -7,6 +7,7 @@ import { GRAPH_RESERVED, RGD_RESERVED } from '../graph/reserved.ts';
 import type { Build } from './build.ts';
 import type { AvailabilityLevel, InstanceDef, ResolvedCluster } from './cluster.ts';
 import { SdkCode, SdkError } from './errors.ts';
+import { PendingPartUse, pendingPart } from './pendingPart.ts';
 import { type AnyResource, type BaseOut, isResource, nodeOf, type Resource } from './resource.ts';
 import { type CrdOut, makeScope, namespaceResource, type Scope } from './scope.ts';
 import { isPlainObject } from './values.ts';
@@ -112,16 +113,19 @@ export function evaluateInstance(
       throw new SdkError(SdkCode.packageDefinition, `self.${key} was read before build returned its parts`);
     if (state.get(key) === 'done') return values.get(key);
     if (state.get(key) === 'forcing') {
+      // Re-entering a part under construction: a forward reference that only builders able to wait
+      // accept (pendingPart.ts); any other use throws this cycle error.
       const path = [...stack.slice(stack.indexOf(key)), key].map((p) => `self.${p}`).join(' -> ');
-      throw new SdkError(
-        SdkCode.cycle,
-        `cycle in package ${inst.package.name} (instance ${instanceName}): ${path} (hint: use ${key}.rawSelector, lazy() or unsafeDiscardContext)`,
-      );
+      const message = `cycle in package ${inst.package.name} (instance ${instanceName}): ${path} (hint: use ${key}.rawSelector, lazy() or unsafeDiscardContext)`;
+      return pendingPart(key, message, () => force(key));
     }
     const desc = Object.getOwnPropertyDescriptor(defs, key);
     if (!desc) return undefined;
     state.set(key, 'forcing');
     stack.push(key);
+    const token = {};
+    const outerPart = build.currentPart;
+    build.currentPart = token;
     try {
       let v: unknown = desc.get ? desc.get.call(defs) : desc.value;
       if (typeof v === 'function' && v.length === 0 && !isResource(v)) v = (v as () => unknown)();
@@ -140,9 +144,17 @@ export function evaluateInstance(
       return v;
     } catch (err) {
       state.delete(key);
+      build.dropPart(token);
+      // This part needs the very part that is reading it (`self.statefulSet` inside the headless Service
+      // while the StatefulSet reads `self.headless`): give the reader a forward reference; this part is
+      // evaluated again once the reader is done.
+      if (err instanceof PendingPartUse && stack.length >= 2 && stack[stack.length - 2] === err.part) {
+        return pendingPart(key, err.message, () => force(key));
+      }
       throw err;
     } finally {
       stack.pop();
+      build.currentPart = outerPart;
     }
   };
   const self = new Proxy({} as Record<string, unknown>, {

@@ -397,6 +397,7 @@ export function createResource(
       `${label}: factBehavior.endpoint must be "conduct" or "terminate"`,
     );
   }
+  node.endpointBehavior = a.factBehavior?.endpoint;
   build.add(node);
 
   // ---- out

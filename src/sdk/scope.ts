@@ -2,6 +2,7 @@
  * `scope`: the builders of one package instance (or a child scope for another namespace).
  */
 import type { Build, ResNode } from './build.ts';
+import { type ChartManifest, clusterScopedKinds, type ImportChartArgs, importChart } from './chart.ts';
 import type { LabelStyle } from './cluster.ts';
 import {
   type Ctx,
@@ -310,48 +311,10 @@ export interface Scope {
   augmentAllEdges<T extends Record<string, unknown>>(passengers: readonly DepLike[], o: T): T;
   forwardEdges(dep: PackageViewLike, passengers: readonly DepLike[]): Record<string, unknown>;
   readonly helm: {
-    /** Imports already-rendered chart manifests (e.g. `helm template` output), choosing the namespaced or
-     * cluster-scoped builder from the seed's cluster-scoped kind list. Rendering charts is not done here. */
-    importChart(a: { manifests: readonly ChartManifest[] }): AnyResource[];
+    /** Renders a chart with Helm (or takes rendered manifests) and imports its objects (chart.ts). */
+    importChart(a: ImportChartArgs): AnyResource[];
   };
 }
-
-/** A rendered manifest handed to `scope.helm.importChart`. */
-export interface ChartManifest {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-}
-
-/** The seed's built-in list of cluster-scoped kinds used by `scope.helm.importChart`. */
-export const clusterScopedKinds: ReadonlySet<string> = new Set([
-  'APIService',
-  'CertificateSigningRequest',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'CSIDriver',
-  'CSINode',
-  'CustomResourceDefinition',
-  'IngressClass',
-  'MutatingWebhookConfiguration',
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'PriorityClass',
-  'RuntimeClass',
-  'StorageClass',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding',
-  'ValidatingWebhookConfiguration',
-  'VolumeAttachment',
-]);
 
 // ---- namespaces --------------------------------------------------------------------------
 
@@ -762,35 +725,7 @@ export function makeScope(build: Build, o: ScopeOptions, structural: readonly Re
       return result;
     },
 
-    helm: {
-      importChart: ({ manifests }) =>
-        manifests.map((m) => {
-          if (!m || typeof m.apiVersion !== 'string' || typeof m.kind !== 'string' || !asObj(m.metadata)) {
-            throw new SdkError(
-              SdkCode.invalidArgument,
-              'helm.importChart: every manifest needs apiVersion, kind and metadata',
-            );
-          }
-          const { apiVersion, kind, metadata, spec, data, stringData, ...rest } = m;
-          const { name, namespace: _ns, labels, annotations, ...metaRest } = metadata;
-          // Chart objects are third-party: they are imported as they are (no refusals, no pod validation).
-          return createResource(
-            st,
-            {
-              apiVersion,
-              kind,
-              name,
-              ...(labels ? { labels } : {}),
-              ...(annotations ? { annotations } : {}),
-              ...(asObj(spec) ? { spec: spec as ValueObject } : {}),
-              ...(asObj(data) ? { data: data as ValueObject } : {}),
-              ...(asObj(stringData) ? { stringData: stringData as ValueObject } : {}),
-              extra: { ...rest, ...(Object.keys(metaRest).length > 0 ? { metadata: metaRest } : {}) },
-            },
-            { namespaced: !clusterScopedKinds.has(kind) },
-          ).resource;
-        }),
-    },
+    helm: { importChart: (a) => importChart(st, a) },
     forNamespace: (ns) => childScope(ns),
     forService: (dep) => {
       const ns = (dep as { _meta?: { namespaceName?: unknown } } | undefined)?._meta?.namespaceName;
@@ -820,4 +755,4 @@ export function makeScope(build: Build, o: ScopeOptions, structural: readonly Re
   return scope;
 }
 
-export { inspectStr, isResource, makeResourceObject, toKStr };
+export { type ChartManifest, clusterScopedKinds, inspectStr, isResource, makeResourceObject, toKStr };

@@ -5,21 +5,26 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { Build, type ImportMarker, type ResNode } from './build.ts';
+import type { ChartRenderer } from './chart.ts';
 import { type ClusterDef, type InstanceDef, resolveCluster } from './cluster.ts';
 import { type CtxNode, withStrictContext } from './context.ts';
 import { SdkCode, SdkError, sdkDiagnostic } from './errors.ts';
 import { identityHash } from './hash.ts';
 import { materialize } from './materialize.ts';
+import { synthesizeNetworkPolicies } from './networkPolicy.ts';
 import { evaluateInstance, type PackageView } from './package.ts';
 import { nodeOf } from './resource.ts';
 import { makeScope, type Scope, type ScopeOptions } from './scope.ts';
 import { checkTargetedSelector } from './selectors.ts';
+import { checkStatefulSetServices } from './statefulSetService.ts';
 import type { Json, Manifest } from './values.ts';
 import { pdbSelects } from './workloads.ts';
 
 export interface SynthOptions {
   /** `marker` (default): plain template literals keep context through markers; `strict`: they throw. */
   tokens?: 'marker' | 'strict';
+  /** Renders charts for `scope.helm.importChart({ chart })` (src/helm: `binaryChartRenderer()`). */
+  chartRenderer?: ChartRenderer;
 }
 
 export interface DeployGraphNode {
@@ -54,6 +59,7 @@ export interface SynthResult {
 export function synth(def: ClusterDef, opts: SynthOptions = {}): SynthResult {
   return withStrictContext(opts.tokens === 'strict', () => {
     const build = new Build(resolveCluster(def));
+    build.chartRenderer = opts.chartRenderer;
     const instances = build.cluster.instances;
     const views = new Map<string, PackageView>();
     for (const name of instanceOrder(build, instances)) {
@@ -104,8 +110,9 @@ export interface Session {
   finalize(): SynthResult;
 }
 
-export function createSession(def: ClusterDef = {}): Session {
+export function createSession(def: ClusterDef = {}, opts: Pick<SynthOptions, 'chartRenderer'> = {}): Session {
   const build = new Build(resolveCluster(def));
+  build.chartRenderer = opts.chartRenderer;
   return {
     build,
     scope: (o) => makeScope(build, o),
@@ -137,6 +144,7 @@ export function finalize(build: Build): SynthResult {
     );
     if (!existing) req.create();
   }
+  synthesizeNetworkPolicies(build);
 
   // 1. collect context
   const errors: Diagnostic[] = [];
@@ -174,7 +182,9 @@ export function finalize(build: Build): SynthResult {
     for (const n of m.ctx.order) addNode(n);
     for (const n of node.structural) addNode(n);
     for (const r of node.requires) {
-      if (m.ctx.order.has(r)) {
+      // A ref's manifest is a description of an object created elsewhere (an operator's Service), not
+      // something kgraph applies: `requires` is how it waits for the operator's resource, never redundant.
+      if (m.ctx.order.has(r) && !node.isImport) {
         build.warn(
           SdkCode.redundantRequires,
           `${node.label}: redundant requires: ${r.label} is already referenced through .out in the manifest`,
@@ -188,6 +198,7 @@ export function finalize(build: Build): SynthResult {
   }
   if (errors.length > 0) throw errorFrom(errors);
   for (const node of build.nodes) checkTargetedSelector(node);
+  checkStatefulSetServices(build);
 
   // 2. order
   // Ordering also puts a Namespace of the build before the objects it contains (not an annotation:

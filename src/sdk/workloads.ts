@@ -5,18 +5,21 @@
  */
 import { objectKey, type ResNode } from './build.ts';
 import { type AvailabilityLevel, availabilityLevels } from './cluster.ts';
-import { isKStr, type Str } from './context.ts';
+import { isKStr, lazy, type Str } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
+import type { NetworkIntent } from './networkIntent.ts';
+import { isPendingPart, resolvePendingPart } from './pendingPart.ts';
 import {
   type CommonArgs,
   createResource,
   isResource,
-  nodeOf,
+  type ResourceArgs,
   type ScopeState,
   type Workload,
 } from './resource.ts';
 import { checkSpreadSelectors } from './selectors.ts';
+import { headlessServiceName } from './statefulSetService.ts';
 import {
   asArr,
   asObj,
@@ -52,6 +55,8 @@ export interface WorkloadArgs extends CommonArgs {
   spec: ValueObject;
   /** Caps the availability level this workload is spread for. */
   availability?: { max?: AvailabilityMax };
+  /** Declared traffic beyond what `.out` references imply (networkPolicy.ts). */
+  meta?: { network?: { intents?: readonly NetworkIntent[] } };
 }
 export type DaemonSetArgs = Omit<WorkloadArgs, 'availability'>;
 
@@ -186,35 +191,16 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     delete podSpec.serviceAccount;
   }
 
-  // 3. headlessService shorthand (StatefulSet)
+  // 3. headlessService shorthand (StatefulSet): serviceName as a plain string, so no edge and no cycle
+  // with the Service's selector. The Service may still be under construction (it reads this StatefulSet's
+  // out.selector): then the name is filled in at synth.
   if (kind === 'StatefulSet' && spec.headlessService !== undefined && spec.headlessService !== null) {
     const svc = spec.headlessService;
-    const svcNode = nodeOf(svc);
-    const where = { node: key, path: 'spec.headlessService' };
-    if (!isResource(svc) || !svcNode || svc.kind !== 'Service' || svc.apiVersion !== 'v1') {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: spec.headlessService must be a v1 Service resource`,
-        where,
-      );
-    }
-    if (svc.namespace !== st.namespaceName) {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: headless Service ${svc.name} is in namespace ${svc.namespace}, not ${st.namespaceName}`,
-        where,
-      );
-    }
-    const clusterIP = asText(asObj(svcNode.draft.spec)?.clusterIP);
-    if (clusterIP !== 'None') {
-      throw new SdkError(
-        SdkCode.headlessService,
-        `${label}: Service ${svc.name} is not headless (clusterIP must be "None")`,
-        where,
-      );
-    }
-    spec.serviceName = svc.name; // plain string: no edge (avoids a cycle with the Service's selector)
+    const where = { label, key, namespace: st.namespaceName };
     delete spec.headlessService;
+    spec.serviceName = isPendingPart(svc)
+      ? (lazy(() => headlessServiceName(resolvePendingPart(svc), where, true)) as unknown as Value)
+      : headlessServiceName(svc, where, true);
   }
 
   // 4. availability spread and PDB request
@@ -292,9 +278,17 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     ) as Record<string, Str>),
   };
   const rawSelector = Object.freeze(textMap(selectorLabels));
+  const { meta, ...args } = a;
+  const intents = meta?.network?.intents ?? [];
+  if (!Array.isArray(intents)) {
+    throw new SdkError(SdkCode.networkIntent, `${label}: meta.network.intents must be a list`, {
+      node: key,
+      path: 'meta.network.intents',
+    });
+  }
   const { node, resource } = createResource(
     st,
-    { ...a, apiVersion, kind, spec },
+    { ...args, apiVersion, kind, spec },
     {
       namespaced: true,
       extraLabels,
@@ -306,6 +300,14 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
       resourceExtra: { rawSelector },
     },
   );
+  st.build.workloads.push({
+    node,
+    selector: rawSelector,
+    podLabels: textMap(templateMeta.labels),
+    clusterFirstDns: dnsPolicy === undefined || dnsPolicy === 'ClusterFirst',
+    intents,
+    createInScope: (p) => createResource(st, p as ResourceArgs, { namespaced: true }).node,
+  });
   if (spreadEligible) {
     const podLabels = textMap(templateMeta.labels);
     st.build.pdbRequests.push({

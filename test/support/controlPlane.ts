@@ -2,6 +2,12 @@
  * The integration tests' view of the control plane: the one started by
  * test/support/runTests.ts for the whole run (KGRAPH_TEST_KUBECONFIG), or, when a
  * file runs on its own under plain `node --test`, one started for this process.
+ *
+ * The shared plane runs workloads (scheduler, workload controllers, KWOK nodes)
+ * unless the run sets KGRAPH_TEST_WORKLOADS=0. A file that needs another shape
+ * (no workloads, other nodes or zones) starts its own with `dedicatedControlPlane`;
+ * one that needs workloads uses `workloadControlPlane`, which is the shared plane
+ * when that runs them and a dedicated one otherwise.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,27 +20,72 @@ export interface TestControlPlane {
   kubeconfigPath: string;
   kc: KubeConfig;
   logFile: string | undefined;
+  /** Pods get scheduled onto simulated nodes and report Running/Ready. */
+  workloads: boolean;
+  /** The simulated nodes' names ([] without workloads). */
+  nodes: string[];
+}
+
+export interface PlaneShape {
+  workloads: boolean;
+  nodes?: number;
+  zones?: number;
+}
+
+/** Whether the run's shared plane runs workloads: KGRAPH_TEST_WORKLOADS=0 turns them off. */
+export function sharedPlaneRunsWorkloads(): boolean {
+  return process.env.KGRAPH_TEST_WORKLOADS !== '0';
+}
+
+function fromKubeconfig(
+  kubeconfigPath: string,
+  logFile: string | undefined,
+  workloads: boolean,
+  nodes: string[],
+): TestControlPlane {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  return { server: kc.getCurrentCluster()?.server ?? '', kubeconfigPath, kc, logFile, workloads, nodes };
+}
+
+/**
+ * A control plane of its own for this test process, shaped as asked; it exits with the process
+ * (its stdin closes then). Costs a few seconds: use it only when the shared plane's shape is wrong.
+ */
+export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestControlPlane> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));
+  const plane = await startLocalControlPlane({
+    dataDir,
+    ephemeral: true,
+    withControllers: true,
+    withWorkloads: shape.workloads,
+    ...(shape.nodes !== undefined ? { nodes: shape.nodes } : {}),
+    ...(shape.zones !== undefined ? { zones: shape.zones } : {}),
+  });
+  plane.unref();
+  return fromKubeconfig(plane.kubeconfig, plane.logFile, plane.withWorkloads ?? false, plane.nodes ?? []);
 }
 
 let shared: Promise<TestControlPlane> | undefined;
 
 export function sharedControlPlane(): Promise<TestControlPlane> {
   shared ??= (async () => {
-    let kubeconfigPath = process.env.KGRAPH_TEST_KUBECONFIG;
-    let logFile = process.env.KGRAPH_TEST_LOG;
-    if (!kubeconfigPath) {
-      const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));
-      // The child exits when this process's end of its stdin closes, i.e. when we exit.
-      const plane = await startLocalControlPlane({ dataDir, ephemeral: true, withControllers: true });
-      plane.unref();
-      kubeconfigPath = plane.kubeconfig;
-      logFile = plane.logFile;
-    }
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfigPath);
-    return { server: kc.getCurrentCluster()?.server ?? '', kubeconfigPath, kc, logFile };
+    const kubeconfigPath = process.env.KGRAPH_TEST_KUBECONFIG;
+    if (!kubeconfigPath) return dedicatedControlPlane({ workloads: sharedPlaneRunsWorkloads() });
+    const nodes = (process.env.KGRAPH_TEST_NODES ?? '').split(',').filter((n) => n !== '');
+    return fromKubeconfig(kubeconfigPath, process.env.KGRAPH_TEST_LOG, sharedPlaneRunsWorkloads(), nodes);
   })();
   return shared;
+}
+
+let withWorkloads: Promise<TestControlPlane> | undefined;
+
+/** A plane that runs workloads: the shared one when it does, else one started for this process. */
+export function workloadControlPlane(): Promise<TestControlPlane> {
+  withWorkloads ??= sharedPlaneRunsWorkloads()
+    ? sharedControlPlane()
+    : dedicatedControlPlane({ workloads: true });
+  return withWorkloads;
 }
 
 let counter = 0;

@@ -57,6 +57,42 @@ export async function eventually<T>(
   }
 }
 
+/** A condition as the controllers write it. */
+export interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration: number;
+}
+
+/** The condition of this type in an object's `status.conditions`, if any. */
+export function conditionOf(o: KubeObject | undefined, type: string): Cond | undefined {
+  return (o?.status as { conditions?: Cond[] } | undefined)?.conditions?.find((c) => c.type === type);
+}
+
+/** A ConfigMap template (no namespace: the Graph or instance puts it in its own). */
+export function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+export async function getCm(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
+  return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+}
+
+/** Waits until the object is gone. */
+export async function gone(
+  client: RestClient,
+  ns: string,
+  name: string,
+  kind = 'ConfigMap',
+  apiVersion = 'v1',
+) {
+  return eventually(`${kind} ${name} deleted`, async () =>
+    (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
+  );
+}
+
 export function configMap(
   namespace: string,
   name: string,
@@ -111,6 +147,28 @@ export function widgetCrd(group: string): KubeObject {
   };
 }
 
+/** Waits until the named CRD is Established. */
+export async function waitCrdEstablished(
+  client: RestClient,
+  name: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await eventually(
+    `CRD ${name} Established`,
+    async () => {
+      const got = await client.get({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name,
+      });
+      const conds =
+        (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+      return conds.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
+    },
+    timeoutMs,
+  );
+}
+
 /** Installs `widgetCrd` in a unique (or the given) group; waits until it is Established and discovery serves it. */
 export async function installWidgetCRD(
   client: RestClient,
@@ -122,20 +180,7 @@ export async function installWidgetCRD(
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }
-  await eventually(
-    'CRD Established',
-    async () => {
-      const got = await client.get({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        name: `widgets.${group}`,
-      });
-      const conds =
-        (got.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-      return conds.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
-    },
-    30_000,
-  );
+  await waitCrdEstablished(client, `widgets.${group}`);
   const apiVersion = `${group}/v1`;
   await eventually(
     'CRD in discovery',

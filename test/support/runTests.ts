@@ -1,8 +1,11 @@
 /**
  * Runs node:test over the given files. When any integration test is among them,
- * one control plane is started for the whole run (with the garbage-collector and
- * namespace controllers) and handed to the tests through environment variables;
- * its log is printed when the run fails.
+ * one control plane is started for the whole run and handed to the tests through
+ * environment variables; its log is printed when the run fails. It runs the
+ * garbage-collector and namespace controllers and, unless KGRAPH_TEST_WORKLOADS=0,
+ * workloads: the workload controllers, kube-scheduler and KWOK-simulated nodes
+ * (3 nodes, 2 zones). Files that need another shape start their own plane
+ * (test/support/controlPlane.ts: dedicatedControlPlane, workloadControlPlane).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,9 +24,20 @@ const env: NodeJS.ProcessEnv = { ...process.env };
 if (needsCluster && !process.env.KGRAPH_TEST_KUBECONFIG) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));
   const started = Date.now();
-  const plane = await startLocalControlPlane({ dataDir, ephemeral: true, withControllers: true });
-  process.stderr.write(`control plane ready at ${plane.server} in ${Date.now() - started} ms\n`);
+  const workloads = process.env.KGRAPH_TEST_WORKLOADS !== '0';
+  const plane = await startLocalControlPlane({
+    dataDir,
+    ephemeral: true,
+    withControllers: true,
+    withWorkloads: workloads,
+  });
+  process.stderr.write(
+    `control plane ready at ${plane.server} in ${Date.now() - started} ms` +
+      `${workloads ? ` (workloads, nodes ${(plane.nodes ?? []).join(', ')})` : ' (no workloads)'}\n`,
+  );
   env.KGRAPH_TEST_KUBECONFIG = plane.kubeconfig;
+  env.KGRAPH_TEST_WORKLOADS = workloads ? '1' : '0';
+  env.KGRAPH_TEST_NODES = (plane.nodes ?? []).join(',');
   env.KGRAPH_TEST_SERVER = plane.server;
   env.KGRAPH_TEST_LOG = plane.logFile;
   logFile = plane.logFile;

@@ -1,56 +1,80 @@
 package main
 
-// The garbage-collector, namespace and clusterrole-aggregation controllers
-// (the last fills in the built-in admin/edit/view roles) run in a child process of
-// this same binary: kube-controller-manager and kube-apiserver each install
-// process-global state (signal handlers, feature gates, metrics) that is not
-// meant to be shared in one process.
+// kube-controller-manager in a child process of this same binary
+// (`kube-testenv controller-manager …`): kube-controller-manager and
+// kube-apiserver each install process-global state (signal handlers, feature
+// gates, metrics) that is not meant to be shared in one process.
+//
+// --with-controllers runs the garbage-collector, namespace and
+// clusterrole-aggregation controllers (the last fills in the built-in
+// admin/edit/view roles). --with-workloads adds the controllers that turn
+// workload objects into pods and report their status, and the service-account
+// controllers, which sign legacy token Secrets with the key the apiserver
+// verifies (pki.SAKey is both the apiserver's --service-account-key-file and our
+// --service-account-private-key-file).
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"strings"
 
 	kcm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 )
 
-func startControllerManager(kubeconfig, dir string) (*exec.Cmd, io.WriteCloser, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
+var baseControllers = []string{
+	"garbage-collector-controller",
+	"namespace-controller",
+	"clusterrole-aggregation-controller",
+}
+
+var workloadControllers = []string{
+	"deployment-controller",
+	"replicaset-controller",
+	"replicationcontroller-controller",
+	"statefulset-controller",
+	"daemonset-controller",
+	"job-controller",
+	"cronjob-controller",
+	"ttl-after-finished-controller",
+	"endpointslice-controller",
+	"endpointslice-mirroring-controller",
+	"serviceaccount-controller",
+	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+	"disruption-controller",
+	"pod-garbage-collector-controller",
+	// Removes the node.kubernetes.io/not-ready taint that admission puts on every new
+	// Node once KWOK reports it Ready (and would taint a node whose Lease stops).
+	"node-lifecycle-controller",
+}
+
+func controllerManagerArgs(kubeconfig string, certs pki, workloads bool) []string {
+	controllers := baseControllers
+	if workloads {
+		controllers = append(append([]string{}, baseControllers...), workloadControllers...)
 	}
-	logFile, err := os.OpenFile(filepath.Join(dir, "controller-manager.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, err
-	}
-	c := exec.Command(self, "controller-manager",
-		"--kubeconfig="+kubeconfig,
-		"--controllers=garbagecollector,namespace,clusterrole-aggregation",
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--controllers=" + strings.Join(controllers, ","),
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--concurrent-gc-syncs=5",
 		"--concurrent-namespace-syncs=5",
-	)
-	c.Stdout = logFile
-	c.Stderr = logFile
-	stdin, err := c.StdinPipe()
-	if err != nil {
-		return nil, nil, err
 	}
-	if err := c.Start(); err != nil {
-		return nil, nil, err
+	if workloads {
+		args = append(args,
+			"--service-account-private-key-file="+certs.SAKey,
+			"--root-ca-file="+certs.ServingCA,
+			// podgc deletes finished pods beyond this count (default 12500): keeps a
+			// long-lived dev cluster's etcd small.
+			"--terminated-pod-gc-threshold=200",
+		)
 	}
-	return c, stdin, nil
+	return args
 }
 
 func runControllerManager(args []string) {
-	// The parent holds our stdin open; when it goes away, so do we.
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
-	}()
+	exitOnStdinClose()
 	cmd := kcm.NewControllerManagerCommand()
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {

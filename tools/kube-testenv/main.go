@@ -1,11 +1,14 @@
 // Command kube-testenv runs a real Kubernetes control plane on loopback:
-// an embedded etcd and an in-process kube-apiserver (optionally the
-// garbage-collector and namespace controllers in a child process). It exists so
-// that kgraph's integration tests and local development talk to the real API
-// server machinery (server-side apply, CRDs, watches, RBAC) rather than a fake.
+// an embedded etcd and an in-process kube-apiserver; optionally the
+// garbage-collector and namespace controllers (--with-controllers) or, with
+// --with-workloads, the workload controllers, kube-scheduler and KWOK-simulated
+// nodes, each in a child process. It exists so that kgraph's integration tests
+// and local development talk to the real API server machinery (server-side
+// apply, CRDs, watches, RBAC, rollouts) rather than a fake.
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -18,7 +21,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -41,9 +43,18 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "controller-manager" {
-		runControllerManager(os.Args[2:])
-		return
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "controller-manager":
+			runControllerManager(os.Args[2:])
+			return
+		case "scheduler":
+			runScheduler(os.Args[2:])
+			return
+		case "kwok":
+			runKwok(os.Args[2:])
+			return
+		}
 	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
@@ -56,6 +67,9 @@ func run(args []string) error {
 	dataDir := fs.String("data-dir", "", "directory for etcd data, PKI and the admin kubeconfig (required)")
 	ephemeral := fs.Bool("ephemeral", true, "run etcd without fsync (tests only)")
 	withControllers := fs.Bool("with-controllers", false, "also run the garbage-collector and namespace controllers")
+	withWorkloads := fs.Bool("with-workloads", false, "also run the workload controllers, kube-scheduler and KWOK-simulated nodes (implies --with-controllers)")
+	nodeCount := fs.Int("nodes", 3, "simulated nodes with --with-workloads")
+	zoneCount := fs.Int("zones", 2, "zones the simulated nodes are spread over (round-robin)")
 	exitOnStdinClose := fs.Bool("exit-on-stdin-close", true, "terminate when standard input reaches EOF (no orphans after a crashed test run)")
 	certValidity := fs.Duration("cert-validity", 7*24*time.Hour, "validity of leaf certificates")
 	quotaBytes := fs.Int64("etcd-quota-bytes", 2<<30, "etcd backend quota")
@@ -66,6 +80,12 @@ func run(args []string) error {
 	}
 	if *dataDir == "" {
 		return errors.New("--data-dir is required")
+	}
+	if *withWorkloads {
+		*withControllers = true
+	}
+	if *nodeCount < 0 || *zoneCount < 1 || *zoneCount > 26 {
+		return errors.New("--nodes must be >= 0 and --zones between 1 and 26")
 	}
 	dir, err := filepath.Abs(*dataDir)
 	if err != nil {
@@ -139,23 +159,67 @@ func run(args []string) error {
 		return err
 	}
 
-	var kcm *exec.Cmd
-	var kcmStdin io.WriteCloser
+	var children []*child
+	stopChildren := func() {
+		for _, c := range children {
+			c.stop(10 * time.Second)
+		}
+	}
 	if *withControllers {
-		kcm, kcmStdin, err = startControllerManager(kubeconfig, dir)
-		if err != nil {
-			return fmt.Errorf("controller-manager: %w", err)
+		spawn := func(sub string, args ...string) error {
+			c, err := startChild(dir, sub, args...)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sub, err)
+			}
+			children = append(children, c)
+			return nil
+		}
+		if err := spawn("controller-manager", controllerManagerArgs(kubeconfig, certs, *withWorkloads)...); err != nil {
+			return err
+		}
+		if *withWorkloads {
+			if err := spawn("scheduler", schedulerArgs(kubeconfig)...); err != nil {
+				stopChildren()
+				return err
+			}
+			if err := spawn("kwok", "--kubeconfig="+kubeconfig); err != nil {
+				stopChildren()
+				return err
+			}
 		}
 		// The apiserver's own handler starts a graceful shutdown on SIGTERM, but it
-		// waits on the controller-manager's open watches; stop that child first.
+		// waits on the children's open watches; stop them first.
 		// (signal.Notify allows several listeners; this is not a second handler.)
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 		go func() {
 			<-sigs
-			_ = kcmStdin.Close()
-			_ = kcm.Process.Kill()
+			for _, c := range children {
+				c.kill()
+			}
 		}()
+	}
+
+	var nodeNames []string
+	if *withWorkloads {
+		shapes := nodeShapes(*nodeCount, *zoneCount)
+		kc, err := kubeClient(kubeconfig)
+		if err != nil {
+			stopChildren()
+			return err
+		}
+		ctx := context.Background()
+		if err := ensureNodes(ctx, kc, shapes); err != nil {
+			stopChildren()
+			return fmt.Errorf("simulated nodes: %w", err)
+		}
+		if err := waitNodesReady(ctx, kc, shapes, 60*time.Second); err != nil {
+			stopChildren()
+			return err
+		}
+		for _, sh := range shapes {
+			nodeNames = append(nodeNames, sh.Name)
+		}
 	}
 
 	ready, _ := json.Marshal(map[string]any{
@@ -165,21 +229,14 @@ func run(args []string) error {
 		"etcd":            etcdURL,
 		"pid":             os.Getpid(),
 		"withControllers": *withControllers,
+		"withWorkloads":   *withWorkloads,
+		"nodes":           nodeNames,
 	})
 	fmt.Println(string(ready))
 	_ = os.WriteFile(filepath.Join(dir, "ready.json"), ready, 0o600)
 
 	runErr := <-apiErr
-	if kcm != nil {
-		_ = kcmStdin.Close()
-		done := make(chan struct{})
-		go func() { _ = kcm.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = kcm.Process.Kill()
-		}
-	}
+	stopChildren()
 	_ = os.Remove(filepath.Join(dir, "ready.json"))
 	return runErr
 }

@@ -1,5 +1,13 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { defaultDevDataDir, devClusterDown, devClusterStatus, devClusterUp } from '../../kube/devCluster.ts';
+
+const intAtLeast =
+  (min: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number >= ${min}`);
+    return n;
+  };
 
 export function registerClusterCommands(program: Command): void {
   const cluster = program
@@ -10,12 +18,27 @@ export function registerClusterCommands(program: Command): void {
     .command('up')
     .description('start (or reuse) the local control plane; its data survives restarts')
     .option('--data-dir <dir>', 'state directory (etcd, PKI, kubeconfig)', defaultDevDataDir())
-    .action(async (opts: { dataDir: string }) => {
+    .option(
+      '--no-workloads',
+      'API server and garbage-collector/namespace controllers only: no scheduler, workload controllers or simulated nodes',
+    )
+    .option('--nodes <n>', 'simulated nodes (KWOK; no container runs)', intAtLeast(0), 3)
+    .option('--zones <n>', 'zones the simulated nodes spread over', intAtLeast(1), 2)
+    .action(async (opts: { dataDir: string; workloads: boolean; nodes: number; zones: number }) => {
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      const { ready, reused } = await devClusterUp(opts.dataDir, log);
+      const { ready, reused } = await devClusterUp(opts.dataDir, log, {
+        workloads: opts.workloads,
+        nodes: opts.nodes,
+        zones: opts.zones,
+      });
+      const nodes = ready.nodes ?? [];
       process.stdout.write(
         `${reused ? 'control plane already running' : 'control plane started'} at ${ready.server} (pid ${ready.pid})\n` +
-          `data: ${opts.dataDir}\n\n` +
+          `data: ${opts.dataDir}\n` +
+          (ready.withWorkloads
+            ? `workloads: scheduler, workload controllers, ${nodes.length} simulated node(s) ${nodes.join(', ')} (pods report Running; no container runs)\n`
+            : 'workloads: off (pods stay Pending)\n') +
+          '\n' +
           `  export KUBECONFIG=${ready.kubeconfig}\n  kubectl get ns\n\n` +
           `stop it with: kgraph cluster down${opts.dataDir === defaultDevDataDir() ? '' : ` --data-dir ${opts.dataDir}`}\n`,
       );

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
+import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
 
@@ -18,12 +19,19 @@ interface ControllerCliOptions {
   leaseDuration: string;
   installCrd: boolean;
   logLevel: string;
+  graphs: boolean;
+  rgds: boolean;
+  rgdSelector?: string;
+  rgdConcurrency: string;
+  deleteRgdCrds?: boolean;
 }
 
 export function registerControllerCommand(program: Command): void {
   program
     .command('controller')
-    .description('run the Graph controller: reconcile kro.run/v1alpha1 Graphs into resources')
+    .description(
+      'run the controller: reconcile kro.run/v1alpha1 Graphs and ResourceGraphDefinitions (and their instances)',
+    )
     .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--context <name>', 'kubeconfig context')
     .option('--namespace <ns...>', 'reconcile only Graphs of these namespaces (default: all)')
@@ -33,7 +41,15 @@ export function registerControllerCommand(program: Command): void {
     .option('--leader-elect', 'elect a leader on a Lease before reconciling')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
     .option('--lease-duration <seconds>', 'leader Lease duration; renewals every duration/7.5', '15')
-    .option('--no-install-crd', 'do not apply the Graph CRD on start')
+    .option('--no-install-crd', 'do not apply the Graph and RGD CRDs on start')
+    .option('--no-graphs', 'do not reconcile Graphs')
+    .option('--no-rgds', 'do not reconcile ResourceGraphDefinitions and their instances')
+    .option('--rgd-selector <labels>', 'serve only RGDs with these labels (k=v,k2=v2)')
+    .option('--rgd-concurrency <n>', 'RGD instances reconciled in parallel', '1')
+    .option(
+      '--delete-rgd-crds',
+      "delete an RGD's generated CRD (and so its instances) when the RGD is deleted",
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: ControllerCliOptions) => {
       const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
@@ -41,13 +57,43 @@ export function registerControllerCommand(program: Command): void {
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new Error('--concurrency must be a positive integer');
-      const controller = new GraphController({
-        client,
-        ...(opts.namespace ? { namespaces: opts.namespace } : {}),
-        concurrency,
-        installCrd: opts.installCrd,
-        log,
-      });
+      const rgdConcurrency = Number(opts.rgdConcurrency);
+      if (!Number.isInteger(rgdConcurrency) || rgdConcurrency < 1)
+        throw new Error('--rgd-concurrency must be a positive integer');
+      if (!opts.graphs && !opts.rgds) throw new Error('--no-graphs and --no-rgds leave nothing to do');
+      const graphs = opts.graphs
+        ? new GraphController({
+            client,
+            ...(opts.namespace ? { namespaces: opts.namespace } : {}),
+            concurrency,
+            installCrd: opts.installCrd,
+            log,
+          })
+        : undefined;
+      const rgds = opts.rgds
+        ? new RgdController({
+            client,
+            ...(opts.namespace ? { namespaces: opts.namespace } : {}),
+            ...(opts.rgdSelector ? { rgdSelector: opts.rgdSelector } : {}),
+            concurrency: rgdConcurrency,
+            deleteCrds: opts.deleteRgdCrds === true,
+            installCrd: opts.installCrd,
+            log,
+          })
+        : undefined;
+      // One process, one client: the request counters are process-wide, so one metrics object renders them.
+      const controller = {
+        metrics: graphs?.metrics ?? (rgds as RgdController).metrics,
+        ready: () => (graphs?.ready() ?? true) && (rgds?.ready() ?? true),
+        start: async () => {
+          await graphs?.start();
+          await rgds?.start();
+        },
+        stop: async () => {
+          await graphs?.stop();
+          await rgds?.stop();
+        },
+      };
       let leader: LeaderElector | undefined;
       const servers: import('node:http').Server[] = [];
       if (opts.metricsAddr !== '0') {

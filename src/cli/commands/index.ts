@@ -5,6 +5,7 @@ import { registerCompletionCommand } from './completion.ts';
 import { registerControllerCommand } from './controller.ts';
 import { registerCrdCommand } from './crd.ts';
 import { registerDeployCommand } from './deploy.ts';
+import { registerGetCommand } from './get.ts';
 import { registerGraphCommand } from './graph.ts';
 import { registerInstallCommand } from './install.ts';
 import { registerRenderCommand } from './render.ts';
@@ -30,6 +31,7 @@ export function registerCommands(program: Command): void {
   registerInstallCommand(program);
   registerControllerCommand(program);
   registerUpCommands(program);
+  registerGetCommand(program);
   registerUiCommand(program);
   registerVersionCommand(program);
   // Last: it completes every command registered before it.

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify as stringifyYaml } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { OpenApiSchema } from '../../cel/types/openapi.ts';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { builtinKindResolver } from '../../graph/builtinKinds.ts';
@@ -24,6 +24,7 @@ import type { EvaluationResult } from '../../runtime/types.ts';
 import { type PlainValue, stringifyLossless } from '../../runtime/values.ts';
 import { generateCrdFromSchemaSection } from '../../schema/crd/generate.ts';
 import { createSchemaResolver, toKindLookup } from '../../schema/sources/resolver.ts';
+import { writeYaml } from '../../yaml/writeYaml.ts';
 
 export interface RenderOptions {
   instance?: string;
@@ -250,7 +251,7 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
       ? `${stringifyLossless(simulated.output as unknown as PlainValue)}\n`
       : opts.output === 'manifests'
         ? manifestsStream(simulated.output, err)
-        : stringifyYaml(simulated.output, { aliasDuplicateObjects: false, lineWidth: 0 });
+        : writeYaml(simulated.output);
   for (const e of simulated.result.statusErrors) {
     err(`kgraph: status field ${e.field}: ${e.message}\n`);
   }
@@ -280,7 +281,7 @@ function manifestsStream(output: RenderOutput, err: (text: string) => void): str
       err(`kgraph: node ${n.id} rendered no object (${n.state}${n.reason ? `: ${n.reason}` : ''})\n`);
     }
     for (const o of n.objects) {
-      out += `---\n# node ${n.id}\n${stringifyYaml(o, { aliasDuplicateObjects: false, lineWidth: 0 })}`;
+      out += `---\n# node ${n.id}\n${writeYaml(o)}`;
     }
   }
   return out;

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import { writeOutDir } from '../../deploy/outDir.ts';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
+import { binaryChartRenderer } from '../../helm/renderChart.ts';
 import {
   type ClusterDef,
   type InstanceDef,
@@ -17,6 +18,7 @@ import {
   synth,
   toKroGraph,
 } from '../../sdk/index.ts';
+import { writeYaml } from '../../yaml/writeYaml.ts';
 
 export interface SynthCommandOptions {
   cluster?: string;
@@ -106,12 +108,15 @@ export async function runSynth(
     if (!isPackage(inst.package))
       throw new SdkError(SdkCode.clusterDefinition, `instance ${name} has no package`);
   }
-  const result = synth(def, { tokens: opts.strict ? 'strict' : 'marker' });
+  const result = synth(def, {
+    tokens: opts.strict ? 'strict' : 'marker',
+    chartRenderer: binaryChartRenderer(),
+  });
   const docs: { name: string; body: unknown }[] =
     opts.as === 'graph'
       ? [{ name: 'graph.yaml', body: toKroGraph(result.build, opts.graphName ?? graphName(def)) }]
       : result.manifests.map((m: Manifest, i) => ({ name: fileName(i, m), body: m }));
-  const documents = docs.map((d) => YAML.stringify(d.body, { lineWidth: 0 }));
+  const documents = docs.map((d) => writeYaml(d.body));
   // Synth decodes every context marker; one left here would be a bug, never silently written.
   if (documents.some((d) => /[\uEA00-\uEA1F]/.test(d))) {
     throw new SdkError(SdkCode.markerCorrupted, 'internal: a context marker reached the output');

@@ -29,6 +29,8 @@ import pino from 'pino';
 import YAML from 'yaml';
 import { GraphController } from '../../controller/controller.ts';
 import { installGraphCrd, waitForCrd } from '../../controller/crd.ts';
+import { RgdController } from '../../controller/rgd/controller.ts';
+import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { connect } from '../../kube/connect.ts';
@@ -40,6 +42,7 @@ import type { UiServer } from '../../ui/server.ts';
 import type { UiSource } from '../../ui/source.ts';
 import { parseDuration } from '../duration.ts';
 import { DEFAULT_UI_ADDR, liveUiSource, serveUi } from './ui.ts';
+import { applyRgdExamples, waitForInstances } from './upRgd.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
 const GRAPH_API_VERSION = 'kro.run/v1alpha1';
@@ -52,6 +55,9 @@ export interface UpCliOptions {
   controller: boolean;
   /** Keep the controller in this process until Ctrl-C instead of handing it to a background one. */
   foreground?: boolean;
+  /** ResourceGraphDefinitions to apply, and instances of them (applied once their kinds are served). */
+  rgds: string;
+  instances: string;
   /** `kgraph ui` beside the in-process controller (`--no-ui` turns it off). */
   ui: boolean;
   uiAddr: string;
@@ -112,22 +118,32 @@ export interface UpPlan {
   objects: LoadedDocument[];
   /** Applied last; the controller reconciles them. */
   graphs: LoadedDocument[];
+  /** ResourceGraphDefinitions, applied after the objects; then their instances once served. */
+  rgds: LoadedDocument[];
+  instances: LoadedDocument[];
   /** Documents `up` does not apply, with the reason. */
   skipped: { doc: LoadedDocument; reason: string }[];
 }
 
 /** Sorts documents into what `up` applies and in which order. */
 export function planDocuments(docs: readonly LoadedDocument[]): UpPlan {
-  const plan: UpPlan = { crds: [], objects: [], graphs: [], skipped: [] };
+  const plan: UpPlan = { crds: [], objects: [], graphs: [], rgds: [], instances: [], skipped: [] };
+  const rgdKinds = new Set(
+    docs.flatMap((d) => {
+      const s = (
+        d.object.spec as { schema?: { kind?: string; group?: string; apiVersion?: string } } | undefined
+      )?.schema;
+      return d.object.kind === 'ResourceGraphDefinition' && s?.kind && s.apiVersion
+        ? [`${s.group ?? 'kro.run'}/${s.apiVersion}/${s.kind}`]
+        : [];
+    }),
+  );
   for (const d of docs) {
     const { apiVersion, kind } = d.object;
     if (kind === 'CustomResourceDefinition') plan.crds.push(d);
     else if (apiVersion === GRAPH_API_VERSION && kind === 'Graph') plan.graphs.push(d);
-    else if (kind === 'ResourceGraphDefinition')
-      plan.skipped.push({
-        doc: d,
-        reason: 'the controller reconciles Graphs, not RGDs; try `kgraph render` or `kgraph crd` on it',
-      });
+    else if (apiVersion === GRAPH_API_VERSION && kind === 'ResourceGraphDefinition') plan.rgds.push(d);
+    else if (rgdKinds.has(`${apiVersion}/${kind}`)) plan.instances.push(d);
     else plan.objects.push(d);
   }
   plan.objects.sort((a, b) => Number(b.object.kind === 'Namespace') - Number(a.object.kind === 'Namespace'));
@@ -473,7 +489,12 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   };
   const timeoutMs = parseDuration(opts.timeout, '--timeout');
   const dataDir = resolve(opts.dataDir);
-  const docs = [...loadDocuments(resolve(opts.objects)), ...loadDocuments(resolve(opts.examples))];
+  const docs = [
+    ...loadDocuments(resolve(opts.objects)),
+    ...loadDocuments(resolve(opts.examples)),
+    ...loadDocuments(resolve(opts.rgds)),
+    ...loadDocuments(resolve(opts.instances)),
+  ];
   const plan = planDocuments(docs);
   if (plan.graphs.length === 0)
     throw new KgraphError('KG6082', `no Graph found under ${opts.examples} (or ${opts.objects})`);
@@ -484,11 +505,14 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
 
   const client = connect(ready.kubeconfig);
   let controller: GraphController | undefined;
+  let rgdController: RgdController | undefined;
   let ownsPidFile = false;
   let ui: { source: UiSource; server: UiServer } | undefined;
   try {
     const crd = await installGraphCrd(client, { timeoutMs });
     out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '' })}`);
+    const rgdCrd = await installRgdCrd(client, { timeoutMs });
+    out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: rgdCrd.metadata.name ?? '' })}`);
 
     const logFile = join(dataDir, 'controller.log');
     const existing = runningController(dataDir);
@@ -510,6 +534,15 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
         ),
       });
       await controller.start();
+      rgdController = new RgdController({
+        client: controller.client,
+        installCrd: false,
+        log: pino(
+          { name: 'kgraph-controller', level: 'info' },
+          pino.destination({ dest: logFile, sync: true }),
+        ),
+      });
+      await rgdController.start();
       writeFileSync(
         pidFilePath(dataDir),
         JSON.stringify({ pid: process.pid, mode: 'foreground' } satisfies PidFile),
@@ -527,6 +560,14 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
 
     await applyPlan(client, plan, timeoutMs, (l) => out(l));
     const graphs = plan.graphs.map((d) => d.object);
+    const rgdsServed = await applyRgdExamples(
+      client,
+      plan.rgds,
+      plan.instances,
+      mode !== 'none',
+      timeoutMs,
+      out,
+    );
 
     if (mode === 'none') {
       const observed = await readGraphs(client, graphs);
@@ -549,7 +590,17 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     };
     const result = await waitWithProgress(client, graphs, timeoutMs, settled, tty, out);
     out(formatReport(result.graphs, ready.kubeconfig, dataDir));
+    const instancesActive = await waitForInstances(
+      client,
+      plan.rgds,
+      plan.instances,
+      rgdsServed,
+      timeoutMs,
+      out,
+    );
     if (mode === 'detached') {
+      await rgdController?.stop();
+      rgdController = undefined;
       await controller?.stop();
       controller?.client.close();
       controller = undefined;
@@ -562,6 +613,10 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       out(`not every Graph became Ready within ${opts.timeout}; controller logs: ${logFile}`);
       return 1;
     }
+    if (!instancesActive) {
+      out(`not every RGD instance became ACTIVE within ${opts.timeout}; controller logs: ${logFile}`);
+      return 1;
+    }
     if (mode !== 'in-process') return 0;
 
     out('The controller keeps reconciling: edit the examples or the cluster and watch it follow.');
@@ -570,6 +625,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     out(`${signal}: stopping the controller…`);
     return 0;
   } finally {
+    await rgdController?.stop();
     if (ui) {
       await ui.server.close();
       await ui.source.close();
@@ -590,10 +646,12 @@ export function registerUpCommands(program: Command): void {
       'start the local control plane and the Graph controller, apply the examples, wait until they converge',
     )
     .option('--data-dir <dir>', 'control-plane state directory', defaultDevDataDir())
+    .option('--examples <dir>', 'Graphs (and RGDs) to apply', join(repoRoot, 'examples', 'graphs'))
+    .option('--rgds <dir>', 'ResourceGraphDefinitions to apply', join(repoRoot, 'examples', 'rgd'))
     .option(
-      '--examples <dir>',
-      'Graphs to apply (RGDs in it are skipped)',
-      join(repoRoot, 'examples', 'graphs'),
+      '--instances <dir>',
+      'instances of those RGDs, applied once their kinds are served',
+      join(repoRoot, 'examples', 'instances'),
     )
     .option(
       '--objects <dir>',

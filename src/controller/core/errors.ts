@@ -3,6 +3,7 @@
  * mean "the target of a patch vanished", and the text put into conditions. Shared by the Graph and the
  * RGD-instance reconcilers.
  */
+import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { type ApiError, isApiError } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 
@@ -48,4 +49,21 @@ export function withUidPrecondition(
   const uid = (target.metadata as { uid?: unknown } | undefined)?.uid;
   if (typeof uid !== 'string') return obj;
   return { ...obj, metadata: { ...(obj.metadata as Record<string, unknown>), uid } };
+}
+
+/**
+ * The compiler's errors as one condition message: code, node, field path and, when known, the line and
+ * column in the object as the compiler read it (capped at 2000 characters).
+ */
+export function diagnosticsMessage(ds: readonly Diagnostic[], fallback: string): string {
+  const errors = ds.filter((d) => d.severity === 'error');
+  const text = errors
+    .map((d) => {
+      const at = d.location?.line
+        ? ` at ${d.location.file ?? ''}:${d.location.line}:${d.location.column ?? 1}`
+        : '';
+      return `${d.code}${d.node ? ` node ${d.node}` : ''}${d.path ? ` (${d.path})` : ''}${at}: ${d.message}`;
+    })
+    .join('; ');
+  return text.length > 2000 ? `${text.slice(0, 1997)}...` : text || fallback;
 }

@@ -8,11 +8,10 @@
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { type InstallOptions, waitForCrd } from '../crd.ts';
+import { forEachSchema, freeObject, objectRefSchema, stringList } from '../crdSchemaParts.ts';
 import { CONTROLLER_MANAGER } from '../names.ts';
 import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
 
-const freeObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-const stringList = { type: 'array', items: { type: 'string' } };
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
 const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
@@ -67,33 +66,10 @@ function resourceSchema(): Record<string, unknown> {
     properties: {
       id: { type: 'string', minLength: 1 },
       template: freeObject,
-      externalRef: {
-        type: 'object',
-        required: ['apiVersion', 'kind', 'metadata'],
-        properties: {
-          apiVersion: { type: 'string' },
-          kind: { type: 'string' },
-          metadata: {
-            type: 'object',
-            properties: {
-              name: { type: 'string' },
-              namespace: { type: 'string' },
-              selector: { 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
+      externalRef: objectRefSchema(),
       readyWhen: stringList,
       includeWhen: stringList,
-      forEach: {
-        type: 'array',
-        items: {
-          type: 'object',
-          minProperties: 1,
-          maxProperties: 1,
-          additionalProperties: { type: 'string' },
-        },
-      },
+      forEach: forEachSchema,
     },
     'x-kubernetes-validations': [
       {

@@ -36,8 +36,13 @@ describe('kgraph cluster', () => {
   });
 
   it('starts a control plane kubectl can use, prints the KUBECONFIG export, and keeps data across restarts', () => {
-    const up = kgraph('cluster', 'up');
+    // Persistence needs no workloads; --no-workloads keeps this plane small (workloads: workloads/clusterUp.test.ts).
+    const up = kgraph('cluster', 'up', '--no-workloads');
     assert.match(up, new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig')}`));
+    assert.match(up, /workloads: off/);
+    const nodes = kubectl('get', 'nodes', '-o', 'name');
+    assert.equal(nodes.status, 0, nodes.stderr);
+    assert.equal(nodes.stdout.trim(), '', 'no simulated nodes without workloads');
 
     const ns = kubectl('get', 'ns', '-o', 'name');
     assert.equal(ns.status, 0, ns.stderr);
@@ -45,7 +50,7 @@ describe('kgraph cluster', () => {
     const created = kubectl('create', 'namespace', 'survives-restart');
     assert.equal(created.status, 0, created.stderr);
 
-    assert.match(kgraph('cluster', 'up'), /already running/);
+    assert.match(kgraph('cluster', 'up', '--no-workloads'), /already running/);
     assert.match(kgraph('cluster', 'down'), /stopped/);
     const status = spawnSync(process.execPath, [cli, 'cluster', 'status', '--data-dir', dataDir], {
       encoding: 'utf8',
@@ -53,7 +58,7 @@ describe('kgraph cluster', () => {
     assert.equal(status.status, 1);
     assert.match(status.stdout, /not running/);
 
-    kgraph('cluster', 'up');
+    kgraph('cluster', 'up', '--no-workloads');
     const again = kubectl('get', 'namespace', 'survives-restart', '-o', 'name');
     assert.equal(again.status, 0, again.stderr);
     assert.equal(again.stdout.trim(), 'namespace/survives-restart');

@@ -37,8 +37,9 @@ describe('kgraph deploy (example package)', () => {
     assert.match(plan.stdout, /create\s+customresourcedefinition\.apiextensions\.k8s\.io\/dashboards/);
     assert.match(plan.stdout, /wave 0\s+create\s+namespace\/webapp\n/);
 
-    // No Deployment or Job controllers run here, so rollouts are not awaited; CRDs always are.
-    const first = kgraph('deploy', pkg, ...common, '--no-wait', '--timeout', '60s');
+    // The shared plane runs the workload controllers and scheduler over simulated nodes: the deploy
+    // waits for the migration Job to complete and the Deployment to roll out, as on a real cluster.
+    const first = kgraph('deploy', pkg, ...common, '--timeout', '90s');
     assert.equal(first.status, 0, first.stdout + first.stderr);
     assert.match(first.stdout, /deployed: \d+ applied/);
     const lines = first.stdout.split('\n');
@@ -53,7 +54,22 @@ describe('kgraph deploy (example package)', () => {
       first.stdout,
     );
 
+    assert.ok(
+      at(/ready\s+job\.batch\/webapp-migrate-\S+ -n webapp/) <
+        at(/applied\s+deployment\.apps\/webapp -n webapp/),
+      first.stdout,
+    );
+    assert.ok(at(/ready\s+deployment\.apps\/webapp -n webapp/) >= 0, first.stdout);
+
     const client = await adminClient();
+    const deployment = await client.get({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: 'webapp',
+      name: 'webapp',
+    });
+    const replicas = (deployment.spec as { replicas: number }).replicas;
+    assert.equal((deployment.status as { availableReplicas?: number }).availableReplicas, replicas);
     const dash = await client.get({
       apiVersion: 'example.kgraph.dev/v1',
       kind: 'Dashboard',

@@ -107,10 +107,25 @@ describe('kgraph up / down', () => {
     assert.match(out, /installed CustomResourceDefinition graphs\.kro\.run/);
     assert.match(out, /controller running in this process/);
     assert.match(out, /applied {2}Graph kgraph-examples\/showcase/);
-    assert.match(out, /skipped {2}ResourceGraphDefinition webapp/);
+    assert.match(out, /installed CustomResourceDefinition resourcegraphdefinitions\.kro\.run/);
+    assert.match(out, /applied {2}ResourceGraphDefinition regionalconfig/);
+    assert.match(out, /active {3}ResourceGraphDefinition regionalconfig: serves RegionalConfig/);
+    assert.match(out, /applied {2}RegionalConfig kgraph-examples\/shop/);
+    // The instance's status converging, then instance → children.
+    assert.match(
+      out,
+      /RegionalConfig kgraph-examples\/shop {2}IN_PROGRESS|RegionalConfig kgraph-examples\/shop {2}ACTIVE/,
+    );
+    assert.match(
+      out,
+      /RegionalConfig kgraph-examples\/shop {2}ACTIVE {2}InstanceManaged=True GraphResolved=True ResourcesReady=True Ready=True/,
+    );
+    assert.match(out, /tierServices {2}ready/);
+    assert.match(out, /Service kgraph-examples\/shop-ap-south-api/);
     assert.match(out, /Graph kgraph-examples\/showcase {2}Ready\n/);
     assert.match(out, /Graph kgraph-examples\/namespace-decorator {2}Ready\n/);
     assert.match(out, /Graph kgraph-examples\/team-stamper {2}Ready\n/);
+    assert.match(out, /Graph kgraph-examples\/webshop {2}Ready\n/);
     assert.match(out, new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig')}`));
     assert.match(out, /kubectl get graph showcase -n kgraph-examples -o yaml/);
     assert.match(out, /NetworkPolicy team-a\/default-deny-ingress {2}node policies/);
@@ -121,7 +136,7 @@ describe('kgraph up / down', () => {
     );
 
     client = connect(join(dataDir, 'admin.kubeconfig'));
-    for (const name of ['showcase', 'namespace-decorator', 'team-stamper']) {
+    for (const name of ['showcase', 'namespace-decorator', 'team-stamper', 'webshop']) {
       const g = await get(client, 'kro.run/v1alpha1', 'Graph', NS, name);
       const c = conditions(g);
       assert.equal(c.Accepted?.status, 'True', name);
@@ -171,6 +186,17 @@ describe('kgraph up / down', () => {
       settings?.metadata.annotations?.['kgraph.dev/backend-cluster-ip'],
       (backend.spec as { clusterIP: string }).clusterIP,
     );
+  });
+
+  it('the webshop ran its migration Job to completion before rolling out its Deployment', async () => {
+    const c = client;
+    assert.ok(c);
+    const job = await get(c, 'batch/v1', 'Job', NS, 'webshop-migrate');
+    const completed = (job?.status as { completionTime?: string } | undefined)?.completionTime;
+    assert.ok(completed, 'the job controller completed the migration');
+    const web = await get(c, 'apps/v1', 'Deployment', NS, 'webshop');
+    assert.equal(web?.metadata.annotations?.['kgraph.dev/migrated-at'], completed);
+    assert.equal((web?.status as { availableReplicas?: number } | undefined)?.availableReplicas, 3);
   });
 
   it('the team stamper stamped child Graphs that converged on their own, under their own identity', async () => {

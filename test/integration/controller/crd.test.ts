@@ -58,7 +58,7 @@ describe('Graph CRD', () => {
     await installGraphCrd(client);
   });
 
-  it('`kgraph install --kubeconfig` applies the CRD and reports it established', async () => {
+  it('`kgraph install --kubeconfig` applies the Graph and RGD CRDs and reports them established', async () => {
     const cp = await sharedControlPlane();
     const { stdout } = await promisify(execFile)(process.execPath, [
       'bin/kgraph.js',
@@ -66,7 +66,11 @@ describe('Graph CRD', () => {
       '--kubeconfig',
       cp.kubeconfigPath,
     ]);
-    assert.equal(stdout, 'customresourcedefinition/graphs.kro.run established\n');
+    assert.equal(
+      stdout,
+      'customresourcedefinition/graphs.kro.run established\n' +
+        'customresourcedefinition/resourcegraphdefinitions.kro.run established\n',
+    );
   });
 
   it('accepts a valid Graph', async () => {

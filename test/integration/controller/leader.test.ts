@@ -84,6 +84,7 @@ describe('leader election', () => {
     const start = async (): Promise<void> => {
       const port = await freePort();
       const p = spawnController(cp.kubeconfigPath, port, [
+        '--no-rgds',
         '--namespace',
         gns,
         '--leader-elect',

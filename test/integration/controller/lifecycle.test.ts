@@ -175,7 +175,8 @@ describe('kgraph controller process', () => {
         { id: 'fleet', forEach: [{ i: '${cfg.ids}' }], template: cm('big-${i}', { i: '${i}' }) },
       ]),
     );
-    proc = spawnController(cp.kubeconfigPath, port, ['--namespace', ns]);
+    // --no-rgds: this test is about Graphs; RGDs of other test files are served by their own controllers.
+    proc = spawnController(cp.kubeconfigPath, port, ['--namespace', ns, '--no-rgds']);
     const ready = await waitReadyz(port, 'controller /readyz', 60_000, 50);
     assert.ok(ready);
     assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);

@@ -106,7 +106,16 @@ describe('zero writes after a controller restart', () => {
     ns = await graphNamespace('gc-restart');
     controller = await startController([ns], { concurrency: 4 });
   });
-  after(() => stopController(controller));
+  after(async () => {
+    await stopController(controller);
+    // 100 Deployments request 50 CPUs: on the workload plane their pods would fill the simulated
+    // nodes for every later test file, so the namespace goes (its Graphs' finalizers may keep it
+    // Terminating; the pods go with their Deployments).
+    await client.delete(
+      { apiVersion: 'v1', kind: 'Namespace', name: ns },
+      { propagationPolicy: 'Background' },
+    );
+  });
 
   it(`restarting over ${GRAPHS} converged Graphs sends no write request`, async () => {
     for (let i = 0; i < GRAPHS; i++) await applyGraph(client, graph(ns, `g${i}`, nodesOf(i)));

@@ -11,9 +11,18 @@ import { installGraphCrd } from '../../../src/controller/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
-import { adminClient, eventually, testNamespace } from '../../support/kube.ts';
+import {
+  adminClient,
+  type Cond,
+  cm,
+  conditionOf,
+  eventually,
+  getCm,
+  gone,
+  testNamespace,
+} from '../../support/kube.ts';
 
-export { eventually };
+export { type Cond, cm, conditionOf, eventually, getCm, gone };
 
 let crdInstalled: Promise<unknown> | undefined;
 
@@ -156,19 +165,6 @@ export async function applyGraph(client: RestClient, g: KubeObject): Promise<Kub
   return client.apply(g, { fieldManager: 'test', force: true });
 }
 
-export interface Cond {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  observedGeneration: number;
-}
-
-export function conditionOf(g: KubeObject | undefined, type: string): Cond | undefined {
-  const s = g?.status as { conditions?: Cond[] } | undefined;
-  return s?.conditions?.find((c) => c.type === type);
-}
-
 export async function getGraph(
   client: RestClient,
   ns: string,
@@ -204,24 +200,4 @@ export async function waitCondition(
   } catch (e) {
     throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last?.status)}`);
   }
-}
-
-export function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
-}
-
-export async function getCm(client: RestClient, ns: string, name: string): Promise<KubeObject | undefined> {
-  return client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
-}
-
-export async function gone(
-  client: RestClient,
-  ns: string,
-  name: string,
-  kind = 'ConfigMap',
-  apiVersion = 'v1',
-) {
-  return eventually(`${kind} ${name} deleted`, async () =>
-    (await client.getOrUndefined({ apiVersion, kind, namespace: ns, name })) === undefined ? true : undefined,
-  );
 }

@@ -1,7 +1,9 @@
 /**
- * The ordered deployer on the real control plane. The control plane runs no
- * Deployment or Job controllers, so the tests play those controllers' part by
- * writing status through the status subresource, exactly as they would.
+ * The ordered deployer on the real control plane, which runs the Deployment and Job
+ * controllers and the scheduler over KWOK-simulated nodes: rollouts and Job
+ * completions are the real controllers' (no status is written by hand). A Job that
+ * must wait is held with `suspend: true` and released by the test; a Job that must
+ * fail has a pod that cannot be scheduled and a 1 s active deadline.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -57,53 +59,21 @@ const service = (ns: string): Manifest => ({
   spec: { selector: { app: 'api' }, ports: [{ port: 80, targetPort: 8080 }] },
 });
 
-/** Plays the Job controller: marks the Job complete. */
-async function completeJob(client: RestClient, ns: string, name = 'migrate'): Promise<void> {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+/** Releases a Job created with `suspend: true`; the job controller then runs it to completion. */
+async function release(client: RestClient, ns: string, name = 'migrate'): Promise<void> {
   await client.patch(
     { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name },
-    {
-      status: {
-        startTime: now,
-        completionTime: now,
-        succeeded: 1,
-        conditions: [
-          { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-          { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now },
-        ],
-      },
-    },
-    { subresource: 'status' },
+    { spec: { suspend: false } },
+    { fieldManager: 'test-release' },
   );
 }
 
-/** Plays the Deployment controller: reports the rollout available. */
-async function rollOut(client: RestClient, ns: string, name = 'api'): Promise<void> {
-  const live = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  await client.patch(
-    { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name },
-    {
-      status: {
-        observedGeneration: live.metadata.generation,
-        replicas: 1,
-        updatedReplicas: 1,
-        readyReplicas: 1,
-        availableReplicas: 1,
-        conditions: [
-          {
-            type: 'Available',
-            status: 'True',
-            reason: 'MinimumReplicasAvailable',
-            lastUpdateTime: now,
-            lastTransitionTime: now,
-          },
-        ],
-      },
-    },
-    { subresource: 'status' },
-  );
-}
+/** A Job the job controller holds (no pods) until `release`. */
+const heldJob = (ns: string, image: string, annotations: Record<string, string> = {}): Manifest => {
+  const j = job(ns, image, annotations);
+  (j.spec as { suspend?: boolean }).suspend = true;
+  return j;
+};
 
 function indexOf(events: DeployEvent[], type: DeployEvent['type'], key: string): number {
   const i = events.findIndex((e) => e.type === type && e.key === key);
@@ -124,7 +94,7 @@ describe('kgraph deploy on a real control plane', () => {
   it('applies in dependency order, each object only after its dependencies are ready', async () => {
     const ns = await testNamespace('deploy-order');
     const cm = configMap(ns, 'config');
-    const migrate = dependsOn(job(ns, 'migrate:1'), { m: cm });
+    const migrate = dependsOn(heldJob(ns, 'migrate:1'), { m: cm });
     const api = dependsOn(deployment(ns), { m: cm }, { m: migrate, kind: 'requires' });
     const svc = dependsOn(service(ns), { m: api });
     const events: DeployEvent[] = [];
@@ -146,11 +116,7 @@ describe('kgraph deploy on a real control plane', () => {
       undefined,
       'the Deployment waits for the Job to complete',
     );
-    await completeJob(client, ns);
-    await eventually('the Deployment to be applied', () => client.getOrUndefined(depTarget));
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(await client.getOrUndefined(svcTarget), undefined, 'the Service waits for the rollout');
-    await rollOut(client, ns);
+    await release(client, ns);
     const result: DeployResult = await run;
 
     assert.ok(result.ok, JSON.stringify(result.failed));
@@ -169,6 +135,11 @@ describe('kgraph deploy on a real control plane', () => {
     );
     const live = await client.get(svcTarget);
     assert.equal(live.metadata.annotations?.['kix.run/hash'], manifestHash(svc));
+    // The deployer saw the real controllers' work: the Job completed, the rollout became available.
+    const doneJob = await client.get(jobTarget);
+    assert.equal((doneJob.status as { succeeded?: number }).succeeded, 1);
+    const rolled = await client.get(depTarget);
+    assert.equal((rolled.status as { availableReplicas?: number }).availableReplicas, 1);
   });
 
   it('prunes what a later build no longer contains, and never touches objects outside the inventory', async () => {
@@ -202,10 +173,10 @@ describe('kgraph deploy on a real control plane', () => {
     const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 30_000 };
     const target = { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' };
 
-    const first = new Deployer(client, opts).run([job(ns, 'migrate:1', { 'kix.run/rerun': 'on-change' })]);
-    await eventually('the Job', () => client.getOrUndefined(target));
-    await completeJob(client, ns);
-    assert.ok((await first).ok);
+    const first = await new Deployer(client, opts).run([
+      job(ns, 'migrate:1', { 'kix.run/rerun': 'on-change' }),
+    ]);
+    assert.ok(first.ok, JSON.stringify(first.failed));
     const uid1 = (await client.get(target)).metadata.uid;
 
     const again = await new Deployer(client, opts).run([
@@ -227,8 +198,9 @@ describe('kgraph deploy on a real control plane', () => {
         .template.spec.containers[0]!.image,
       'migrate:2',
     );
-    await completeJob(client, ns);
-    assert.ok((await second).ok);
+    const rerunResult = await second;
+    assert.ok(rerunResult.ok, JSON.stringify(rerunResult.failed));
+    assert.equal(((await client.get(target)).status as { succeeded?: number }).succeeded, 1);
     assert.ok(events.some((e) => e.type === 'rerun'));
 
     const refused = await new Deployer(client, opts).run([job(ns, 'migrate:3')]);
@@ -301,7 +273,7 @@ describe('kgraph deploy on a real control plane', () => {
 
   it('schedules as a DAG: an object starts once its own dependencies are ready, not after unrelated slow ones', async () => {
     const ns = await testNamespace('deploy-dag');
-    const slow = job(ns, 'slow:1'); // X: never completes until the test says so
+    const slow = heldJob(ns, 'slow:1'); // X: suspended, so it runs only once the test releases it
     const fast = configMap(ns, 'fast'); // Y
     const dependent = dependsOn(configMap(ns, 'dependent'), { m: fast }); // Z
     const events: DeployEvent[] = [];
@@ -316,7 +288,7 @@ describe('kgraph deploy on a real control plane', () => {
     await eventually('Z to be applied while X is still running', () => client.getOrUndefined(z));
     const k = (m: Manifest) => `${m.apiVersion}/${m.kind}/${ns}/${m.metadata.name}`;
     assert.ok(!events.some((e) => e.type === 'ready' && e.key === k(slow)), 'X is not ready yet');
-    await completeJob(client, ns);
+    await release(client, ns);
     assert.ok((await run).ok);
   });
 
@@ -326,45 +298,22 @@ describe('kgraph deploy on a real control plane', () => {
     const opts = { name, inventoryNamespace: ns, pollMs: 100, timeoutMs: 60_000 };
     assert.ok((await new Deployer(client, opts).run([configMap(ns, 'old')])).ok);
 
+    // A real failure: its pod cannot be scheduled (no node has the label), so the job controller
+    // fails the Job once its 1 s active deadline passes.
     const migrate = job(ns, 'migrate:bad');
+    const jobSpec = migrate.spec as {
+      activeDeadlineSeconds?: number;
+      template: { spec: Record<string, unknown> };
+    };
+    jobSpec.activeDeadlineSeconds = 1;
+    jobSpec.template.spec.nodeSelector = { 'kgraph.test/no-such-node': 'true' };
     const api = dependsOn(configMap(ns, 'after-migration'), { m: migrate, kind: 'requires' });
     const run = new Deployer(client, opts).run([migrate, api]);
-    await eventually('the Job', () =>
-      client.getOrUndefined({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' }),
-    );
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await client.patch(
-      { apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' },
-      {
-        status: {
-          startTime: now,
-          failed: 1,
-          conditions: [
-            {
-              type: 'FailureTarget',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-            {
-              type: 'Failed',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              message: 'Job has reached the specified backoff limit',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-        },
-      },
-      { subresource: 'status' },
-    );
     const result = await run;
     assert.equal(result.ok, false);
     assert.match(
       result.failed.find((f) => f.key.includes('/Job/'))!.message,
-      /job failed: Job has reached the specified backoff limit/,
+      /job failed: Job was active longer than specified deadline/,
     );
     assert.match(result.failed.find((f) => f.key.includes('after-migration'))!.message, /dependency failed/);
     const get = (n: string) =>

@@ -74,7 +74,13 @@ describe('kgraph validate on the examples', () => {
     const out = JSON.parse(r.stdout) as Validated;
     assert.deepEqual(
       out.objects.map((o) => `${o.kind}/${o.name}`),
-      ['Graph/namespace-decorator', 'Graph/showcase', 'Graph/team-stamper', 'ResourceGraphDefinition/webapp'],
+      [
+        'Graph/namespace-decorator',
+        'Graph/showcase',
+        'Graph/team-stamper',
+        'ResourceGraphDefinition/webapp',
+        'Graph/webshop',
+      ],
     );
     for (const o of out.objects) {
       assert.equal(o.accepted, true, o.name);

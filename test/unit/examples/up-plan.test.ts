@@ -27,10 +27,12 @@ function graph(conditions: unknown[], generation = 1, status: Record<string, unk
 }
 
 describe('kgraph up: the plan', () => {
-  it('applies namespaces first, then the other objects, then the Graphs; skips the RGD', () => {
+  it('applies namespaces first, then the other objects, then the Graphs and RGDs, then the instances', () => {
     const plan = planDocuments([
       ...loadDocuments(join(examples, 'cluster')),
       ...loadDocuments(join(examples, 'graphs')),
+      ...loadDocuments(join(examples, 'rgd')),
+      ...loadDocuments(join(examples, 'instances')),
     ]);
     assert.deepEqual(plan.crds, []);
     assert.deepEqual(plan.objects.map(id), [
@@ -46,12 +48,17 @@ describe('kgraph up: the plan', () => {
       'Graph namespace-decorator',
       'Graph showcase',
       'Graph team-stamper',
+      'Graph webshop',
     ]);
-    assert.deepEqual(
-      plan.skipped.map((s) => id(s.doc)),
-      ['ResourceGraphDefinition webapp'],
-    );
-    assert.match(plan.skipped[0]?.reason ?? '', /reconciles Graphs, not RGDs/);
+    assert.deepEqual(plan.rgds.map(id), [
+      'ResourceGraphDefinition webapp',
+      'ResourceGraphDefinition webapplication',
+      'ResourceGraphDefinition regionalconfig',
+      'ResourceGraphDefinition platform',
+    ]);
+    // An object of a kind an RGD in the plan serves is an instance, applied once the kind is served.
+    assert.deepEqual(plan.instances.map(id), ['RegionalConfig shop']);
+    assert.deepEqual(plan.skipped, []);
   });
 
   it('puts CRDs in their own first step', () => {

@@ -82,6 +82,8 @@ describe('request counters', () => {
       apply: 1,
       update: 0,
       delete: 1,
+      review: 0,
+      dryrun: 0,
     });
     c.reset();
     assert.equal(c.total(), 0);

@@ -1,0 +1,138 @@
+/**
+ * `kgraph get <kind> [name]`: RGD instances with their state and conditions, and under each instance its
+ * resource nodes — state as the controller's engine sees it now — with the children they own
+ * (instance → children). Read-only.
+ */
+import type { Command } from 'commander';
+import { type InstanceView, inspectInstance } from '../../controller/rgd/inspect.ts';
+import { RGD_API_VERSION, RGD_PLURAL } from '../../controller/rgd/names.ts';
+import { KgraphError } from '../../diag/diagnostic.ts';
+import { connect } from '../../kube/connect.ts';
+import type { KubeObject, RestClient } from '../../kube/index.ts';
+
+interface GetOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  allNamespaces?: boolean;
+  output: string;
+}
+
+interface Schema {
+  kind: string;
+  group: string;
+  apiVersion: string;
+  scope: string;
+}
+
+function schemaOf(rgd: KubeObject): Schema | undefined {
+  const s = (rgd.spec as { schema?: Record<string, unknown> } | undefined)?.schema;
+  if (!s || typeof s.kind !== 'string' || typeof s.apiVersion !== 'string') return undefined;
+  return {
+    kind: s.kind,
+    group: typeof s.group === 'string' ? s.group : 'kro.run',
+    apiVersion: s.apiVersion,
+    scope: s.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
+  };
+}
+
+/** The RGD whose kind is `type` (kind, lower-case kind, or `kind.group`). */
+async function findRgd(client: RestClient, type: string): Promise<{ rgd: KubeObject; schema: Schema }> {
+  const rgds = (await client.listAll({ apiVersion: RGD_API_VERSION, plural: RGD_PLURAL })).items;
+  const want = type.toLowerCase();
+  for (const rgd of rgds) {
+    const s = schemaOf(rgd);
+    if (!s) continue;
+    const k = s.kind.toLowerCase();
+    if (want === k || want === `${k}.${s.group}` || want === `${k}s` || want === `${k}es`)
+      return { rgd, schema: s };
+  }
+  const kinds = rgds.flatMap((r) => schemaOf(r)?.kind ?? []).join(', ') || 'none';
+  throw new KgraphError('KG6090', `no ResourceGraphDefinition serves "${type}" (kinds served: ${kinds})`);
+}
+
+function conditionSummary(o: KubeObject): string {
+  const cs = (o.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+  return cs.map((c) => `${c.type}=${c.status}`).join(' ');
+}
+
+export function formatInstance(v: InstanceView): string {
+  const o = v.instance;
+  const status = (o.status ?? {}) as Record<string, unknown>;
+  const where = o.metadata.namespace ? `${o.metadata.namespace}/` : '';
+  const lines = [
+    `${o.kind} ${where}${o.metadata.name}  ${String(status.state ?? '(no status)')}  ${conditionSummary(o)}`,
+  ];
+  const fields = Object.entries(status).filter(([k]) => k !== 'conditions' && k !== 'state');
+  if (fields.length > 0)
+    lines.push(`  status: ${fields.map(([k, x]) => `${k}=${JSON.stringify(x)}`).join(' ')}`);
+  const ready = (
+    o.status as { conditions?: { type: string; status: string; message?: string }[] } | undefined
+  )?.conditions?.find((c) => c.type === 'Ready');
+  if (ready && ready.status !== 'True' && ready.message) lines.push(`  reason: ${ready.message}`);
+  v.nodes.forEach((n, i) => {
+    const last = i === v.nodes.length - 1 && v.orphans.length === 0;
+    lines.push(`  ${last ? '└─' : '├─'} ${n.id}  ${n.state}${n.reason ? `  (${n.reason})` : ''}`);
+    for (const c of n.children) {
+      lines.push(
+        `  ${last ? ' ' : '│'}    ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}${c.deleting ? '  deleting' : ''}`,
+      );
+    }
+  });
+  for (const c of v.orphans)
+    lines.push(`  └─ (no node)  ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}  to be pruned`);
+  return lines.join('\n');
+}
+
+export function registerGetCommand(program: Command): void {
+  program
+    .command('get')
+    .description('show RGD instances and, under each, its resources with their states (instance → children)')
+    .argument('<kind>', 'the instance kind an RGD serves (e.g. WebApplication)')
+    .argument('[name]', 'one instance')
+    .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('-n, --namespace <ns>', 'namespace of the instances (default: default)')
+    .option('-A, --all-namespaces', 'instances of every namespace')
+    .option('-o, --output <format>', 'text or json', 'text')
+    .action(async (kind: string, name: string | undefined, opts: GetOptions) => {
+      const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
+      try {
+        const { rgd, schema } = await findRgd(client, kind);
+        const apiVersion = `${schema.group}/${schema.apiVersion}`;
+        const ns =
+          schema.scope === 'Cluster' || opts.allNamespaces ? undefined : (opts.namespace ?? 'default');
+        const target = { apiVersion, kind: schema.kind, ...(ns ? { namespace: ns } : {}) };
+        const items = name
+          ? [await client.get({ ...target, name })]
+          : (await client.listAll(target)).items.map((o) => ({ ...o, apiVersion, kind: schema.kind }));
+        const views: InstanceView[] = [];
+        for (const o of items) views.push(await inspectInstance(client, rgd, o));
+        if (opts.output === 'json') {
+          process.stdout.write(
+            `${JSON.stringify(
+              views.map((v) => ({
+                instance: {
+                  namespace: v.instance.metadata.namespace,
+                  name: v.instance.metadata.name,
+                  status: v.instance.status,
+                },
+                nodes: v.nodes,
+                orphans: v.orphans.map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name })),
+              })),
+              null,
+              2,
+            )}\n`,
+          );
+        } else {
+          process.stdout.write(
+            views.length === 0
+              ? `no ${schema.kind} instances\n`
+              : `${views.map(formatInstance).join('\n\n')}\n`,
+          );
+        }
+      } finally {
+        client.close();
+      }
+    });
+}

@@ -1,0 +1,45 @@
+/**
+ * Schema fragments shared by the Graph CRD (`crd.ts`) and the RGD CRD (`rgd/crd.ts`): both describe
+ * nodes that may reference an existing object and fan out with `forEach`, and both must admit exactly
+ * what the compiler later checks with located diagnostics, so the fragments live in one place.
+ */
+
+export const freeObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+export const stringList = { type: 'array', items: { type: 'string' } };
+
+/** `forEach`: a list of one-entry maps from iterator name to a CEL expression. */
+export const forEachSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    minProperties: 1,
+    maxProperties: 1,
+    additionalProperties: { type: 'string' },
+  },
+};
+
+/**
+ * A reference to an existing object: apiVersion, kind and a name or selector (a literal
+ * LabelSelector, or one CEL expression yielding one). `nameMinLength` is the Graph API's stricter
+ * rule; kro's RGD `externalRef` does not have it.
+ */
+export function objectRefSchema(opts: { nameMinLength?: number } = {}): Record<string, unknown> {
+  const name: Record<string, unknown> = { type: 'string' };
+  if (opts.nameMinLength !== undefined) name.minLength = opts.nameMinLength;
+  return {
+    type: 'object',
+    required: ['apiVersion', 'kind', 'metadata'],
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: {
+        type: 'object',
+        properties: {
+          name,
+          namespace: { type: 'string' },
+          selector: { 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+  };
+}

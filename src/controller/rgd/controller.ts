@@ -1,0 +1,219 @@
+/**
+ * The RGD controller: an informer on ResourceGraphDefinitions (optionally narrowed by a label selector,
+ * to shard RGDs between controllers), the registrar on a work queue, the CRD watch that puts generated
+ * CRDs back and recompiles RGDs whose schemas changed, and the instance server with its informers on
+ * every child kind. Runs in the same process as the Graph controller (`kgraph controller`).
+ */
+import pino, { type Logger } from 'pino';
+import {
+  crdApiVersions,
+  Informer,
+  type KubeObject,
+  type RestClient,
+  WorkQueue,
+  watchCRDs,
+} from '../../kube/index.ts';
+import { GraphCompiler } from '../engine.ts';
+import { ControllerMetrics } from '../metrics.ts';
+import { WatchSet } from '../watches.ts';
+import { GroupKindVersions } from './children.ts';
+import { installRgdCrd } from './crd.ts';
+import { InstanceServer } from './instanceServer.ts';
+import { RGD_API_VERSION, RGD_PLURAL } from './names.ts';
+import { RgdRegistrar } from './registrar.ts';
+
+export interface RgdControllerOptions {
+  client: RestClient;
+  /** Serve only RGDs with these labels (`k=v,k2=v2`; default all). */
+  rgdSelector?: string;
+  /** Watch instances (and their children) only in these namespaces (default all). */
+  namespaces?: readonly string[];
+  /** Instances reconciled in parallel (default 1, §25). */
+  concurrency?: number;
+  /** Delete a generated CRD when its RGD is deleted (default false, §19.4). */
+  deleteCrds?: boolean;
+  /** Apply the RGD CRD on start (default true). */
+  installCrd?: boolean;
+  log?: Logger;
+  resyncMs?: number;
+  maxCollectionSize?: number;
+}
+
+export class RgdController {
+  readonly client: RestClient;
+  readonly log: Logger;
+  readonly metrics: ControllerMetrics;
+  readonly queue = new WorkQueue<string>();
+  private readonly opts: RgdControllerOptions;
+  private readonly watches: WatchSet;
+  private readonly server: InstanceServer;
+  private readonly registrar: RgdRegistrar;
+  private rgdInformer: Informer | undefined;
+  private crdInformer: Informer | undefined;
+  private running: Promise<void> | undefined;
+  private started = false;
+  private waitingForCrd: ReturnType<typeof setInterval> | undefined;
+
+  constructor(opts: RgdControllerOptions) {
+    this.opts = opts;
+    this.client = opts.client;
+    this.log =
+      opts.log ?? pino({ name: 'kgraph-rgd-controller', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
+    const resyncMs = opts.resyncMs ?? 36_000_000;
+    const namespaces = opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : undefined;
+    this.watches = new WatchSet(this.client, {
+      ...(namespaces ? { namespaces } : {}),
+      resyncMs,
+      onEvent: (e) => this.server.routeEvent(e),
+      onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
+    });
+    this.server = new InstanceServer({
+      client: this.client,
+      watches: this.watches,
+      versions: new GroupKindVersions(this.client.discovery),
+      log: this.log,
+      ...(namespaces ? { namespaces } : {}),
+      resyncMs,
+      ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
+      metrics: () => this.metrics,
+    });
+    this.registrar = new RgdRegistrar({
+      client: this.client,
+      compiler: new GraphCompiler(this.client),
+      server: this.server,
+      rgds: {
+        get: (name) => this.rgdInformer?.get(undefined, name),
+        list: () => this.rgdInformer?.list() ?? [],
+      },
+      crds: {
+        get: (name) => this.crdInformer?.get(undefined, name),
+        list: () => this.crdInformer?.list() ?? [],
+      },
+      log: this.log,
+      deleteCrds: opts.deleteCrds ?? false,
+    });
+    this.metrics = new ControllerMetrics(this.client.counters, {
+      queueDepth: () => this.queue.depth + this.server.queue.depth,
+      graphs: () => this.server.instanceCount(),
+      informers: () => this.watches.informerCount(),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.opts.installCrd !== false) await installRgdCrd(this.client);
+    else if (!(await this.rgdApiServed())) {
+      // Without the RGD CRD there is nothing to serve yet; the Graph side must not wait for it.
+      this.log.warn(
+        'the ResourceGraphDefinition CRD is not installed (kgraph install); RGDs are served once it is',
+      );
+      this.waitingForCrd = setInterval(() => {
+        void this.rgdApiServed().then((served) => {
+          if (!served || !this.waitingForCrd) return;
+          clearInterval(this.waitingForCrd);
+          this.waitingForCrd = undefined;
+          void this.run().catch((e) => this.log.error({ err: String(e) }, 'rgd controller failed to start'));
+        });
+      }, 5_000);
+      return;
+    }
+    await this.run();
+  }
+
+  private async rgdApiServed(): Promise<boolean> {
+    this.client.discovery.invalidate(RGD_API_VERSION);
+    try {
+      await this.client.discovery.resolveKind(RGD_API_VERSION, 'ResourceGraphDefinition');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async run(): Promise<void> {
+    const resyncMs = this.opts.resyncMs ?? 36_000_000;
+    this.crdInformer = watchCRDs(this.client, {
+      discovery: this.client.discovery,
+      onChange: (crd) => {
+        this.watches.invalidateTypes(crdApiVersions(crd));
+        this.registrar.invalidate();
+        for (const name of this.registrar.concernedBy(crd)) this.queue.add(name);
+      },
+    });
+    this.rgdInformer = new Informer(this.client, {
+      target: { apiVersion: RGD_API_VERSION, plural: RGD_PLURAL },
+      ...(this.opts.rgdSelector ? { labelSelector: this.opts.rgdSelector } : {}),
+      resyncMs,
+      onError: (e) => this.log.debug({ err: String(e) }, 'rgd watch error'),
+    });
+    const enqueue = (o: KubeObject): void => this.queue.add(o.metadata.name ?? '');
+    this.rgdInformer.addHandlers({
+      add: enqueue,
+      update: (o, n) => {
+        const echo = o.metadata.generation === n.metadata.generation && this.registrar.isOwnStatusEcho(n);
+        if (o === n || !echo) enqueue(n);
+      },
+      // A deleted RGD stops being served; another RGD may now claim its CRD.
+      delete: (o) => {
+        enqueue(o);
+        for (const r of this.rgdInformer?.list() ?? []) enqueue(r);
+      },
+    });
+    this.rgdInformer.start();
+    await Promise.all([this.rgdInformer.waitForSync(), this.crdInformer.waitForSync()]);
+    this.server.start(this.opts.concurrency ?? 1);
+    this.running = this.queue.run(
+      async (name) => {
+        const outcome = await this.registrar.reconcile(name);
+        this.log.debug({ rgd: name, result: outcome.kind, reason: outcome.reason }, 'rgd reconciled');
+        return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+      },
+      1,
+      (name, e, delay) => {
+        this.log.warn(
+          { rgd: name, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
+          'rgd reconcile failed',
+        );
+      },
+    );
+    this.log.info(
+      { selector: this.opts.rgdSelector ?? 'all', concurrency: this.opts.concurrency ?? 1 },
+      'rgd controller started',
+    );
+  }
+
+  /** Reconciles every RGD and every instance again, as a resync does. */
+  resyncAll(): void {
+    for (const r of this.rgdInformer?.list() ?? []) this.queue.add(r.metadata.name ?? '');
+    this.server.enqueueAll();
+  }
+
+  /** Started and synced (or waiting for the RGD CRD to be installed: nothing to serve yet). */
+  ready(): boolean {
+    return this.started && (this.waitingForCrd !== undefined || (this.rgdInformer?.hasSynced() ?? false));
+  }
+
+  async stop(): Promise<void> {
+    if (this.waitingForCrd) clearInterval(this.waitingForCrd);
+    this.waitingForCrd = undefined;
+    await this.queue.shutdown();
+    await this.running;
+    await this.server.stopAll();
+    await this.rgdInformer?.stop();
+    await this.crdInformer?.stop();
+    await this.watches.stop();
+  }
+
+  /** Resolves when no RGD and no instance is queued or being processed (delayed retries excluded). */
+  async idle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const a = this.queue.stats();
+      const b = this.server.queue.stats();
+      if (a.depth === 0 && a.processing === 0 && b.depth === 0 && b.processing === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('rgd controller did not become idle');
+  }
+}

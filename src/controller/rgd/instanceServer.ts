@@ -1,0 +1,209 @@
+/**
+ * Serving the generated APIs: one informer per generated kind (per namespace when the controller is
+ * restricted to namespaces), one work queue for all instances, the instance reconciler, and the routing
+ * of child events to the instances that read them. The registrar calls `serve` when an RGD becomes
+ * active (and again with a new compiled graph: the kind's instances are then all reconciled on it) and
+ * `stop` when it no longer is.
+ */
+import type { Logger } from 'pino';
+import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
+import { InterestRoutes } from '../core/routes.ts';
+import type { ControllerMetrics } from '../metrics.ts';
+import type { ReconcileOutcome } from '../reconciler.ts';
+import type { WatchSet } from '../watches.ts';
+import type { GroupKindVersions } from './children.ts';
+import { type InstanceApi, InstanceReconciler } from './instanceReconciler.ts';
+
+interface Served {
+  api: InstanceApi;
+  informers: Informer[];
+}
+
+export interface InstanceServerOptions {
+  client: RestClient;
+  watches: WatchSet;
+  versions: GroupKindVersions;
+  log: Logger;
+  /** Watch instances only in these namespaces (undefined: all). */
+  namespaces?: readonly string[];
+  resyncMs: number;
+  maxCollectionSize?: number;
+  applyConcurrency?: number;
+  metrics?: () => ControllerMetrics | undefined;
+}
+
+export class InstanceServer {
+  readonly queue = new WorkQueue<string>();
+  private readonly opts: InstanceServerOptions;
+  private readonly reconciler: InstanceReconciler;
+  private readonly served = new Map<string, Served>();
+  private readonly routes = new InterestRoutes();
+  private running: Promise<void> | undefined;
+
+  constructor(opts: InstanceServerOptions) {
+    this.opts = opts;
+    this.reconciler = new InstanceReconciler({
+      client: opts.client,
+      watches: opts.watches,
+      versions: opts.versions,
+      instances: { get: (api, ns, name) => this.getInstance(api, ns, name) },
+      log: opts.log,
+      ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
+      ...(opts.applyConcurrency !== undefined ? { applyConcurrency: opts.applyConcurrency } : {}),
+    });
+  }
+
+  start(concurrency: number): void {
+    this.running = this.queue.run(
+      (key) => this.handle(key),
+      concurrency,
+      (key, e, delay) => {
+        this.opts.log.warn(
+          { instance: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
+          'instance reconcile failed',
+        );
+      },
+    );
+  }
+
+  async stopAll(): Promise<void> {
+    await this.queue.shutdown();
+    await this.running;
+    await Promise.all([...this.served.values()].flatMap((s) => s.informers.map((i) => i.stop())));
+    this.served.clear();
+  }
+
+  /** Routes a child's watch event to the instances that read it. */
+  routeEvent(e: Parameters<InterestRoutes['owners']>[0]): void {
+    for (const k of this.routes.owners(e)) this.queue.add(k);
+  }
+
+  /** The RGD serving a group/kind, if any. */
+  servedBy(group: string, kind: string): string | undefined {
+    for (const [rgd, s] of this.served) if (s.api.group === group && s.api.kind === kind) return rgd;
+    return undefined;
+  }
+
+  isServing(rgdName: string, api: InstanceApi): boolean {
+    const s = this.served.get(rgdName);
+    return s !== undefined && s.api.compiled === api.compiled && s.informers.every((i) => i.hasSynced());
+  }
+
+  /** Starts (or re-points) the informers of an RGD's kind; resolves once they are synced. */
+  async serve(rgdName: string, api: InstanceApi): Promise<void> {
+    const prev = this.served.get(rgdName);
+    const sameKind =
+      prev &&
+      prev.api.group === api.group &&
+      prev.api.version === api.version &&
+      prev.api.kind === api.kind &&
+      prev.api.plural === api.plural &&
+      prev.api.namespaced === api.namespaced;
+    if (prev && sameKind) {
+      if (prev.api.compiled !== api.compiled) {
+        // A new compiled graph: every instance is reconciled on it.
+        prev.api = api;
+        for (const inf of prev.informers) for (const k of inf.keys()) this.queue.add(`${rgdName}|${k}`);
+      }
+      await Promise.all(prev.informers.map((i) => i.waitForSync(60_000)));
+      return;
+    }
+    if (prev) await this.stop(rgdName);
+    const scopes = api.namespaced && this.opts.namespaces ? [...this.opts.namespaces] : [undefined];
+    const entry: Served = { api, informers: [] };
+    for (const ns of scopes) {
+      const inf = new Informer(this.opts.client, {
+        target: {
+          apiVersion: `${api.group}/${api.version}`,
+          plural: api.plural,
+          ...(ns ? { namespace: ns } : {}),
+        },
+        resyncMs: this.opts.resyncMs,
+        onError: (e) => this.opts.log.debug({ err: String(e), kind: api.kind }, 'instance watch error'),
+      });
+      const enqueue = (o: KubeObject): void =>
+        this.queue.add(`${rgdName}|${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`);
+      inf.addHandlers({
+        add: enqueue,
+        update: (o, n) => {
+          // The echo of our own write (status, parent metadata) changes nothing we act on.
+          const echo =
+            o.metadata.generation === n.metadata.generation &&
+            !n.metadata.deletionTimestamp &&
+            this.reconciler.isOwnEcho(n);
+          if (o === n || !echo) enqueue(n);
+        },
+        delete: enqueue,
+      });
+      inf.start();
+      entry.informers.push(inf);
+    }
+    this.served.set(rgdName, entry);
+    await Promise.all(entry.informers.map((i) => i.waitForSync(60_000)));
+    this.opts.log.info(
+      { rgd: rgdName, kind: `${api.kind}.${api.group}/${api.version}` },
+      'serving instances',
+    );
+  }
+
+  async stop(rgdName: string): Promise<void> {
+    const s = this.served.get(rgdName);
+    if (!s) return;
+    this.served.delete(rgdName);
+    await Promise.all(s.informers.map((i) => i.stop()));
+    this.opts.log.info({ rgd: rgdName, kind: s.api.kind }, 'stopped serving instances');
+  }
+
+  /** Enqueues every served instance (what an informer resync does). */
+  enqueueAll(): void {
+    for (const [rgd, s] of this.served)
+      for (const inf of s.informers) for (const k of inf.keys()) this.queue.add(`${rgd}|${k}`);
+  }
+
+  instanceCount(): number {
+    let n = 0;
+    for (const s of this.served.values()) for (const i of s.informers) n += i.size;
+    return n;
+  }
+
+  private getInstance(api: InstanceApi, namespace: string, name: string): KubeObject | undefined {
+    for (const s of this.served.values()) {
+      if (s.api.kind !== api.kind || s.api.group !== api.group) continue;
+      for (const inf of s.informers) {
+        const o = inf.get(api.namespaced ? namespace : undefined, name);
+        if (o) return o;
+      }
+    }
+    return undefined;
+  }
+
+  private async handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+    const bar = key.indexOf('|');
+    const rgdName = key.slice(0, bar);
+    const rest = key.slice(bar + 1);
+    const slash = rest.indexOf('/');
+    const ns = rest.slice(0, slash);
+    const name = rest.slice(slash + 1);
+    const s = this.served.get(rgdName);
+    if (!s) return undefined; // no longer served
+    const started = process.hrtime.bigint();
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await this.reconciler.reconcile(s.api, ns, name);
+    } catch (e) {
+      this.opts.metrics?.()?.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
+      throw e;
+    }
+    this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    this.routes.set(
+      key,
+      outcome.kind === 'gone' || outcome.kind === 'deleted' ? undefined : outcome.interest,
+    );
+    this.opts.log.debug(
+      { instance: key, result: outcome.kind, reason: outcome.reason },
+      'instance reconciled',
+    );
+    if (outcome.error) throw outcome.error;
+    return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+  }
+}

@@ -1,0 +1,429 @@
+/**
+ * The RGD reconciler ("registrar", graph-semantics.md §19, §21.2): one ResourceGraphDefinition, one pass.
+ *
+ *   gone? → stop serving its kind (and delete its CRD only when the controller was told to).
+ *   spec hash unchanged? → reuse the compiled graph (no compile, no restart).
+ *   compile against the live cluster's schemas → GraphAccepted / InvalidResourceGraph
+ *   generate the instance CRD (status types from the compiler) → ownership (one RGD per CRD) →
+ *   breaking-change check (unless `kro.run/allow-breaking-changes: "true"`) → server-side apply (skipped
+ *   when it agrees: a hand-edited CRD is put back, a deleted one recreated) → Established → KindReady
+ *   serve the kind on the compiled graph → ControllerReady → Ready, state Active | Inactive.
+ *
+ * A failed latest spec stops serving: instances never fall back to an older graph (§19.5).
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CompiledGraph } from '../../graph/model.ts';
+import { statusFieldTypes } from '../../graph/typecheck.ts';
+import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { allowsBreakingChanges, compareCrds } from '../../schema/crd/compat.ts';
+import { generateCrd } from '../../schema/crd/generate.ts';
+import { WaitBackoff } from '../core/backoff.ts';
+import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
+import { established, waitForCrd } from '../crd.ts';
+import type { CompileOutcome, GraphCompiler } from '../engine.ts';
+import { CONTROLLER_MANAGER } from '../names.ts';
+import { appliedFieldsAgree } from '../ownership.ts';
+import type { Condition } from '../status.ts';
+import type { InstanceApi } from './instanceReconciler.ts';
+import type { InstanceServer } from './instanceServer.ts';
+import { parseConditions } from './instanceStatus.ts';
+import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
+import {
+  graphShape,
+  type Part,
+  type RgdStatus,
+  rgdConditions,
+  rgdStatusJson,
+  rgdStatusMatches,
+} from './rgdStatus.ts';
+
+/** The spec hash the CRD was generated from (tells drift from an RGD change). */
+export const ANNOTATION_SPEC_HASH = 'internal.kro.run/rgd-spec-hash';
+
+export interface Lister {
+  get(name: string): KubeObject | undefined;
+  list(): KubeObject[];
+}
+
+export interface RegistrarDeps {
+  client: RestClient;
+  compiler: GraphCompiler;
+  server: InstanceServer;
+  rgds: Lister;
+  crds: Lister;
+  log: Logger;
+  /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, §19.4). */
+  deleteCrds?: boolean;
+  now?: () => string;
+}
+
+export interface RgdOutcome {
+  kind: 'active' | 'inactive' | 'gone';
+  reason: string;
+  requeueAfterMs?: number;
+}
+
+interface Known {
+  uid: string;
+  hash: string;
+  epoch: number;
+  outcome: CompileOutcome;
+  /** The CRD this RGD generated and owns (when it got that far). */
+  crdName?: string;
+  api?: InstanceApi;
+}
+
+export class RgdRegistrar {
+  private readonly deps: RegistrarDeps;
+  private readonly known = new Map<string, Known>();
+  private readonly lastStatus = new Map<string, { rv: number; status: RgdStatus }>();
+  private readonly waits = new WaitBackoff();
+  private epoch = 0;
+
+  constructor(deps: RegistrarDeps) {
+    this.deps = deps;
+  }
+
+  private now(): string {
+    return (this.deps.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z')))();
+  }
+
+  /** Schemas changed (a CRD event): the next pass compiles again; unchanged results are kept. */
+  invalidate(): void {
+    this.epoch += 1;
+    this.deps.compiler.invalidate();
+  }
+
+  /** The RGD names a CRD event concerns: its owner, and RGDs whose last compile may depend on it. */
+  concernedBy(crd: KubeObject): string[] {
+    const group = (crd.spec as { group?: string } | undefined)?.group ?? '';
+    const out: string[] = [];
+    for (const [name, k] of this.known) {
+      const g = k.outcome.compiled;
+      const uses = g?.requiredKinds.some((r) => r.apiVersion.startsWith(`${group}/`)) ?? false;
+      if (
+        k.crdName === crd.metadata.name ||
+        uses ||
+        k.outcome.unknownKind ||
+        !k.outcome.accepted ||
+        g?.hasDynamic
+      )
+        out.push(name);
+    }
+    const owner = crd.metadata.labels?.[LABEL_RGD_NAME];
+    if (owner) out.push(owner);
+    return [...new Set(out)];
+  }
+
+  isOwnStatusEcho(rgd: KubeObject): boolean {
+    const last = this.lastStatus.get(rgd.metadata.uid ?? '');
+    return last !== undefined && last.rv === Number(rgd.metadata.resourceVersion);
+  }
+
+  async reconcile(name: string): Promise<RgdOutcome> {
+    const rgd = this.deps.rgds.get(name);
+    if (!rgd || rgd.metadata.deletionTimestamp) {
+      await this.retire(name);
+      return { kind: 'gone', reason: 'NotFound' };
+    }
+    const uid = rgd.metadata.uid ?? '';
+    const gen = rgd.metadata.generation ?? 0;
+    const hash = specHash(rgd);
+    let k = this.known.get(name);
+    if (!k || k.uid !== uid || k.hash !== hash || k.epoch !== this.epoch) {
+      const outcome = await this.deps.compiler.compile(rgd as unknown as Record<string, unknown>);
+      const previous = k && k.uid === uid && k.hash === hash ? k : undefined;
+      // Same spec, same result: keep the old compiled graph so instances are not all re-reconciled.
+      const same =
+        previous?.outcome.compiled &&
+        outcome.compiled &&
+        sameGraph(previous.outcome.compiled, outcome.compiled);
+      k = {
+        uid,
+        hash,
+        epoch: this.epoch,
+        outcome: same && previous ? previous.outcome : outcome,
+        ...(previous?.crdName ? { crdName: previous.crdName } : {}),
+        ...(same && previous?.api ? { api: previous.api } : {}),
+      };
+      this.known.set(name, k);
+    }
+    const compiled = k.outcome.accepted ? k.outcome.compiled : undefined;
+    if (!compiled?.rgd) {
+      await this.deps.server.stop(name);
+      const message = diagnosticsMessage(k.outcome.diagnostics, 'the resource graph was not accepted');
+      await this.writeStatus(rgd, gen, undefined, {
+        accepted: { status: 'False', reason: 'InvalidResourceGraph', message },
+        kind: {
+          status: 'Unknown',
+          reason: 'InvalidResourceGraph',
+          message: 'no CRD is generated for an invalid resource graph',
+        },
+        controller: {
+          status: 'False',
+          reason: 'InvalidResourceGraph',
+          message: 'instances are not reconciled',
+        },
+      });
+      // An unknown kind may be a CRD (another RGD's) on its way: retry besides the CRD watch.
+      return k.outcome.unknownKind
+        ? { kind: 'inactive', reason: 'InvalidResourceGraph', requeueAfterMs: this.waits.next(uid) }
+        : { kind: 'inactive', reason: 'InvalidResourceGraph' };
+    }
+    const accepted: Part = {
+      status: 'True',
+      reason: 'ResourceGraphAccepted',
+      message: `compiled ${compiled.root.nodes.length} resources`,
+    };
+
+    // The instance CRD.
+    const kindPart = await this.ensureCrd(rgd, compiled, hash, k);
+    if (kindPart.status !== 'True' || !k.api) {
+      await this.deps.server.stop(name);
+      await this.writeStatus(rgd, gen, compiled, {
+        accepted,
+        kind: kindPart,
+        controller: {
+          status: 'False',
+          reason: 'WaitingForKind',
+          message: 'instances are not reconciled until the kind is ready',
+        },
+      });
+      return {
+        kind: 'inactive',
+        reason: kindPart.reason,
+        ...(kindPart.reason === 'FailedToApply' || kindPart.reason === 'CRDTerminating'
+          ? { requeueAfterMs: this.waits.next(uid) }
+          : {}),
+      };
+    }
+
+    // Serve the instances.
+    let controller: Part;
+    try {
+      await this.deps.server.serve(name, k.api);
+      controller = { status: 'True', reason: 'Running', message: `reconciling ${k.api.kind} instances` };
+    } catch (e) {
+      controller = { status: 'False', reason: 'FailedToStart', message: errorMessage(e) };
+    }
+    await this.writeStatus(rgd, gen, compiled, { accepted, kind: kindPart, controller });
+    if (controller.status !== 'True')
+      return { kind: 'inactive', reason: 'FailedToStart', requeueAfterMs: this.waits.next(uid) };
+    this.waits.reset(uid);
+    return { kind: 'active', reason: 'Ready' };
+  }
+
+  // ------------------------------------------------------------------ the CRD
+
+  private async ensureCrd(rgd: KubeObject, compiled: CompiledGraph, hash: string, k: Known): Promise<Part> {
+    const name = rgd.metadata.name ?? '';
+    const info = compiled.rgd;
+    if (!info) return { status: 'False', reason: 'InvalidResourceGraph', message: 'not an RGD' };
+    const generated = generateCrd(rgd, { statusTypes: statusFieldTypes(compiled) });
+    if (!generated.crd) {
+      return {
+        status: 'False',
+        reason: 'InvalidSchema',
+        message: diagnosticsMessage(generated.diagnostics, 'the schema does not generate a CRD'),
+      };
+    }
+    const crd = generated.crd;
+    // The API server drops `priority: 0` (omitempty); applying it would never agree with what is stored.
+    for (const v of crd.spec.versions) {
+      v.additionalPrinterColumns = v.additionalPrinterColumns.map((c) => {
+        if (c.priority !== 0) return c;
+        const { priority: _zero, ...rest } = c;
+        return rest;
+      });
+    }
+    const crdName = crd.metadata.name;
+    crd.metadata.labels = {
+      ...(crd.metadata.labels ?? {}),
+      [LABEL_OWNED]: 'true',
+      [LABEL_RGD_NAME]: name,
+      [LABEL_RGD_ID]: rgd.metadata.uid ?? '',
+    };
+    crd.metadata.annotations = { ...(crd.metadata.annotations ?? {}), [ANNOTATION_SPEC_HASH]: hash };
+
+    // One RGD per CRD (§19.4): another live RGD's CRD, or a CRD no RGD manages, is never taken over.
+    const existing = this.deps.crds.get(crdName);
+    const owner = existing?.metadata.labels?.[LABEL_RGD_NAME];
+    const claimant = [...this.known].find(
+      ([n, other]) => n !== name && other.crdName === crdName && this.deps.rgds.get(n),
+    );
+    if (claimant) {
+      return {
+        status: 'False',
+        reason: 'CRDOwnedByAnotherRGD',
+        message: `CRD ${crdName} is owned by ResourceGraphDefinition ${claimant[0]}`,
+      };
+    }
+    if (existing && owner !== name && owner !== undefined && this.deps.rgds.get(owner)) {
+      return {
+        status: 'False',
+        reason: 'CRDOwnedByAnotherRGD',
+        message: `CRD ${crdName} is owned by ResourceGraphDefinition ${owner}`,
+      };
+    }
+    if (existing && owner === undefined) {
+      return {
+        status: 'False',
+        reason: 'CRDNotManaged',
+        message: `CRD ${crdName} exists and is not managed by a ResourceGraphDefinition`,
+      };
+    }
+    k.crdName = crdName;
+    if (existing?.metadata.deletionTimestamp) {
+      // Deleted by someone: it is recreated once it is gone (its delete event brings us back).
+      return {
+        status: 'False',
+        reason: 'CRDTerminating',
+        message: `CRD ${crdName} is being deleted; it is recreated once gone`,
+      };
+    }
+
+    // Breaking changes (§19.4): only when the RGD changed since the CRD was generated (not for drift).
+    if (
+      existing &&
+      existing.metadata.annotations?.[ANNOTATION_SPEC_HASH] !== hash &&
+      !allowsBreakingChanges(rgd)
+    ) {
+      const report = compareCrds(existing, crd);
+      if (report.breaking.length > 0) {
+        const list = report.breaking.map((c) => `${c.path}: ${c.message}`).join('; ');
+        return {
+          status: 'False',
+          reason: 'BreakingChange',
+          message: `the CRD update is blocked (set annotation ${ANNOTATION_ALLOW_BREAKING}: "true" to allow it): ${list}`,
+        };
+      }
+    }
+
+    let current = existing;
+    if (
+      !appliedFieldsAgree(
+        crd as unknown as Record<string, unknown>,
+        existing as unknown as Record<string, unknown> | undefined,
+        CONTROLLER_MANAGER,
+      )
+    ) {
+      try {
+        current = await this.deps.client.apply(crd as unknown as KubeObject, {
+          fieldManager: CONTROLLER_MANAGER,
+          force: true,
+        });
+        this.deps.log.info({ rgd: name, crd: crdName }, existing ? 'CRD updated' : 'CRD created');
+      } catch (e) {
+        return {
+          status: 'False',
+          reason: 'FailedToApply',
+          message: `apply CRD ${crdName}: ${errorMessage(e)}`,
+        };
+      }
+    }
+    if (!current || !established(current)) {
+      try {
+        current = await waitForCrd(this.deps.client, crdName, 30_000);
+      } catch (e) {
+        return { status: 'False', reason: 'NotEstablished', message: errorMessage(e) };
+      }
+    }
+    const api: InstanceApi = {
+      rgdName: name,
+      rgdUid: rgd.metadata.uid ?? '',
+      compiled,
+      group: info.group,
+      version: info.apiVersion,
+      kind: info.kind,
+      plural: crd.spec.names.plural,
+      namespaced: info.scope !== 'Cluster',
+    };
+    if (!k.api || !sameApi(k.api, api)) k.api = api;
+    return { status: 'True', reason: 'Ready', message: `CRD ${crdName} is established` };
+  }
+
+  // ------------------------------------------------------------------ retire
+
+  private async retire(name: string): Promise<void> {
+    await this.deps.server.stop(name);
+    const k = this.known.get(name);
+    this.known.delete(name);
+    if (!k?.crdName || !this.deps.deleteCrds) return;
+    const crd = this.deps.crds.get(k.crdName);
+    if (crd?.metadata.labels?.[LABEL_RGD_NAME] !== name) return;
+    try {
+      await this.deps.client.delete(
+        { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: k.crdName },
+        { preconditions: { uid: crd.metadata.uid ?? '' } },
+      );
+      this.deps.log.info({ rgd: name, crd: k.crdName }, 'CRD deleted with its RGD');
+    } catch (e) {
+      this.deps.log.warn({ rgd: name, crd: k.crdName, err: errorMessage(e) }, 'could not delete the CRD');
+    }
+  }
+
+  // ------------------------------------------------------------------ status
+
+  private async writeStatus(
+    rgd: KubeObject,
+    generation: number,
+    compiled: CompiledGraph | undefined,
+    parts: { accepted: Part; kind: Part; controller: Part },
+  ): Promise<void> {
+    const uid = rgd.metadata.uid ?? '';
+    const cached = this.lastStatus.get(uid);
+    const rv = Number(rgd.metadata.resourceVersion);
+    const prevConditions: Condition[] =
+      cached && cached.rv > rv
+        ? cached.status.conditions
+        : parseConditions(rgd as unknown as Record<string, unknown>);
+    const conditions = rgdConditions(prevConditions, parts, generation, () => this.now());
+    const active = conditions.every((c) => c.status === 'True');
+    const status: RgdStatus = { state: active ? 'Active' : 'Inactive', ...graphShape(compiled), conditions };
+    if (
+      cached &&
+      cached.rv > rv &&
+      JSON.stringify(rgdStatusJson(cached.status)) === JSON.stringify(rgdStatusJson(status))
+    )
+      return;
+    if (rgdStatusMatches(rgd as unknown as Record<string, unknown>, status)) return;
+    const res = await this.deps.client.applyStatus(
+      {
+        apiVersion: rgd.apiVersion,
+        kind: rgd.kind,
+        metadata: { name: rgd.metadata.name },
+        status: rgdStatusJson(status),
+      },
+      { fieldManager: CONTROLLER_MANAGER, force: true },
+    );
+    this.lastStatus.set(uid, { rv: Number(res.metadata.resourceVersion), status });
+  }
+}
+
+// -------------------------------------------------------------------- helpers
+
+/** What decides a recompile: the spec and the breaking-change opt-in. */
+export function specHash(rgd: KubeObject): string {
+  const allow = rgd.metadata.annotations?.[ANNOTATION_ALLOW_BREAKING] ?? '';
+  return createHash('sha256')
+    .update(JSON.stringify([rgd.spec ?? null, allow]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+function sameGraph(a: CompiledGraph, b: CompiledGraph): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function sameApi(a: InstanceApi, b: InstanceApi): boolean {
+  return (
+    a.compiled === b.compiled &&
+    a.group === b.group &&
+    a.version === b.version &&
+    a.kind === b.kind &&
+    a.plural === b.plural &&
+    a.namespaced === b.namespaced &&
+    a.rgdUid === b.rgdUid
+  );
+}

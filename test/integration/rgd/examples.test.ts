@@ -1,0 +1,155 @@
+/**
+ * kro compatibility on the project's examples: every kro.run/v1alpha1 RGD under examples/ becomes Active,
+ * and an instance of each (a web app with Deployment, Service and Ingress and a status from the
+ * Deployment; a collection fan-out; an RGD that uses two other RGDs' instance kinds) runs end to end to
+ * ACTIVE with its status projected. No pods run on the test plane, so the test plays the Deployment
+ * controller: it reports each Deployment's replicas as available through the status subresource.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { formatInstance } from '../../../src/cli/commands/get.ts';
+import type { RgdController } from '../../../src/controller/rgd/controller.ts';
+import { inspectInstance } from '../../../src/controller/rgd/inspect.ts';
+import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import { uniqueName } from '../../support/controlPlane.ts';
+import { adminClient, testNamespace } from '../../support/kube.ts';
+import {
+  applyInstance,
+  applyRgd,
+  eventually,
+  getRgd,
+  startRgdController,
+  stopRgdController,
+  waitRgd,
+} from './support.ts';
+
+const root = join(import.meta.dirname, '../../..');
+const load = (file: string): KubeObject[] =>
+  parseAllDocuments(readFileSync(join(root, file), 'utf8')).map((d) => d.toJS() as KubeObject);
+
+const RGD_FILES = [
+  'examples/graphs/webapp-rgd.yaml',
+  'examples/rgd/10-webapp.yaml',
+  'examples/rgd/20-regional-config.yaml',
+  'examples/rgd/30-platform.yaml',
+];
+
+describe('kro examples', () => {
+  let client: RestClient;
+  let controller: RgdController;
+  let ns: string;
+  let suite: string;
+
+  before(async () => {
+    client = await adminClient();
+    ns = await testNamespace('rgd-examples');
+    suite = uniqueName('rgd-examples');
+    controller = await startRgdController(suite, ns, { concurrency: 4 });
+  });
+  after(() => stopRgdController(controller));
+
+  it('every RGD in examples/ is Active and an instance of each converges to ACTIVE', async () => {
+    const rgds = RGD_FILES.flatMap(load).filter((o) => o.kind === 'ResourceGraphDefinition');
+    assert.equal(rgds.length, 4);
+    for (const r of rgds) {
+      r.metadata.labels = { ...(r.metadata.labels ?? {}), 'kgraph.test/suite': suite };
+      await applyRgd(client, r);
+    }
+    for (const r of rgds) await waitRgd(client, r.metadata.name ?? '', 'Ready', 'True', undefined, 120_000);
+
+    const instances: KubeObject[] = [
+      ...load('examples/instances/regionalconfig-shop.yaml'),
+      ...load('examples/with-workloads/webapp-instances.yaml'),
+      {
+        apiVersion: 'kro.run/v1alpha1',
+        kind: 'WebApp',
+        metadata: { name: 'wa' },
+        spec: { name: 'wa', expose: true },
+      },
+    ].map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } }));
+    for (const o of instances) await applyInstance(client, o);
+
+    // The Deployment controller's part: report the desired replicas as available.
+    const playDeploymentController = async (): Promise<void> => {
+      const deps = (await client.listAll({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns })).items;
+      for (const d of deps) {
+        const replicas = (d.spec as { replicas?: number }).replicas ?? 1;
+        if ((d.status as { availableReplicas?: number } | undefined)?.availableReplicas === replicas)
+          continue;
+        await client.applyStatus(
+          {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: d.metadata.name, namespace: ns },
+            status: {
+              observedGeneration: d.metadata.generation,
+              replicas,
+              readyReplicas: replicas,
+              availableReplicas: replicas,
+            },
+          },
+          { fieldManager: 'test-deployment-controller', force: true },
+        );
+      }
+    };
+    const observed = await eventually(
+      'every example instance ACTIVE',
+      async () => {
+        await playDeploymentController();
+        const now = await Promise.all(
+          instances.map((o) =>
+            client.getOrUndefined({
+              apiVersion: o.apiVersion,
+              kind: o.kind,
+              namespace: ns,
+              name: o.metadata.name ?? '',
+            }),
+          ),
+        );
+        return now.every((o) => (o?.status as { state?: string } | undefined)?.state === 'ACTIVE')
+          ? (now as KubeObject[])
+          : undefined;
+      },
+      180_000,
+      500,
+    );
+    const byName = new Map(
+      observed.map((o) => [`${o.kind}/${o.metadata.name}`, o.status as Record<string, unknown>]),
+    );
+    const blog = byName.get('WebApplication/blog') ?? {};
+    assert.equal(blog.availableReplicas, 1);
+    assert.match(String(blog.clusterIP), /^\d+\.\d+\.\d+\.\d+$/);
+    assert.equal(blog.url, `http://blog.${ns}.svc:8080`);
+    assert.ok(
+      await client.getOrUndefined({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        namespace: ns,
+        name: 'blog',
+      }),
+    );
+    const shop = byName.get('RegionalConfig/shop') ?? {};
+    assert.equal(shop.regions, 3);
+    assert.equal((shop.endpoints as string[]).length, 6);
+    const payments = byName.get('Platform/payments') ?? {};
+    assert.equal(payments.appState, 'ACTIVE');
+    assert.equal(payments.appReplicas, 1);
+    assert.equal(payments.regions, 1);
+    assert.equal(byName.get('WebApp/wa')?.availableReplicas, 2);
+
+    // kgraph get: instance → resources with states → children.
+    const platform = await getRgd(client, 'platform');
+    const inst = observed.find((o) => o.kind === 'Platform');
+    assert.ok(platform && inst);
+    const text = formatInstance(
+      await inspectInstance(client, platform, { ...inst, apiVersion: 'kro.run/v1alpha1', kind: 'Platform' }),
+    );
+    assert.match(text, /^Platform .*\/payments {2}ACTIVE/);
+    assert.match(text, /app {2}ready/);
+    assert.match(text, /WebApplication .*payments-web/);
+    assert.match(text, /RegionalConfig .*payments/);
+  });
+});
