@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the corpus quotes kgraph ${…} expressions
 /**
  * One-off fuzz of `kgraph validate` and `kgraph cel` (issue #10 item 4; not run in CI):
  * node --import tsx scripts/fuzz-validate.ts [count=10000] [seed=1]

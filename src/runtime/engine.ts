@@ -180,7 +180,7 @@ function* evaluationSteps(
         ...schemaValue(input.instance),
         status: { conditions: (input.builtinConditions ?? []).map((c) => ({ ...c })) },
       };
-      result.customConditions = evaluateCustomConditions(
+      result.customConditions = yield* evaluateCustomConditions(
         host,
         compiled.rgd.status,
         scope,
