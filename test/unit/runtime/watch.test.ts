@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} syntax
 /**
  * The `watch` node (kro KREP-024) in the engine: the list of objects matching its selector, read-only,
  * in the namespace it names or across all namespaces, re-read on every pass (so the value follows the
@@ -153,7 +154,7 @@ describe('watch node', () => {
       svc('c', 'elsewhere', {}),
     ]);
     const r = evaluate(res!.graph!, { observed });
-    const names = (node(r, 'count').objects[0]?.value as { names: string[] }).names;
+    const names = (node(r, 'count').objects[0]!.value as { names: string[] }).names;
     assert.deepEqual([...names].sort(), ['elsewhere/b', 'home/a']);
   });
 });
