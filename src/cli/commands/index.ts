@@ -9,6 +9,8 @@ export interface CommandModule {
   readonly names: readonly string[];
   /** Imports the module (only when one of its commands runs, or for help and completion). */
   readonly load: () => Promise<Register>;
+  /** The command works on the whole command tree (completion): running it loads every module. */
+  readonly needsAll?: boolean;
 }
 
 /**
@@ -32,7 +34,11 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['ui'], load: async () => (await import('./ui.ts')).registerUiCommand },
   { names: ['version'], load: async () => (await import('./version.ts')).registerVersionCommand },
   // Last: it completes every command registered before it.
-  { names: ['completion'], load: async () => (await import('./completion.ts')).registerCompletionCommand },
+  {
+    names: ['completion'],
+    load: async () => (await import('./completion.ts')).registerCompletionCommand,
+    needsAll: true,
+  },
 ];
 
 /**
@@ -46,7 +52,7 @@ export function commandWord(argv: readonly string[]): string | undefined {
 /**
  * Registers the modules `argv` needs: only the named command's module when the command is known
  * (`--version` alone loads none), every module otherwise (help, completion, an unknown command,
- * which commander then answers with a suggestion). A module that fails to load is registered as a
+ * which commander then answers with a suggestion, and a command that `needsAll`). A module that fails to load is registered as a
  * command that says so when run, and the others work as usual.
  */
 export async function registerCommands(
@@ -58,7 +64,7 @@ export async function registerCommands(
   const versionOnly = word === undefined && argv.slice(2).some((a) => a === '-V' || a === '--version');
   if (versionOnly) return;
   const named = word === undefined ? undefined : modules.find((m) => m.names.includes(word));
-  for (const m of named ? [named] : modules) {
+  for (const m of named && !named.needsAll ? [named] : modules) {
     let register: Register;
     try {
       register = await m.load();
