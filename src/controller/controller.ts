@@ -66,6 +66,12 @@ export class GraphController {
   private readonly routes = new InterestRoutes();
   private running: Promise<void> | undefined;
   private started = false;
+  /**
+   * Watch events seen while a Graph's reconcile runs, per Graph key: its interest is recorded when the
+   * reconcile ends, so an event on what it read arriving meanwhile (a child turning ready) would
+   * otherwise reach nobody and the Graph would wait for its timer.
+   */
+  private readonly inflight = new Map<string, InFlight>();
 
   constructor(opts: ControllerOptions) {
     this.opts = opts;
@@ -121,6 +127,19 @@ export class GraphController {
       inf.addHandlers({
         add: enqueue,
         update: (o, n) => {
+          const key = objectKey(n.metadata.namespace, n.metadata.name ?? '');
+          const running = this.inflight.get(key);
+          if (
+            running &&
+            o !== n &&
+            o.metadata.generation === n.metadata.generation &&
+            !n.metadata.deletionTimestamp
+          ) {
+            // Likely the echo of a write of the running reconcile, whose answer may not be read yet:
+            // decided when the reconcile ends.
+            running.graphUpdates.push(n);
+            return;
+          }
           // The echo of our own status write changes nothing we act on.
           const same =
             o.metadata.generation === n.metadata.generation &&
@@ -215,10 +234,14 @@ export class GraphController {
     const started = process.hrtime.bigint();
     const trace = this.opts.trace;
     trace?.({ event: 'started', key });
+    const seen: InFlight = { events: [], overflow: false, graphUpdates: [] };
+    this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
     try {
       outcome = await this.reconciler.reconcile(ns, name);
     } catch (e) {
+      this.inflight.delete(key);
+      if (seen.graphUpdates.some((g) => !this.reconciler.isOwnStatusEcho(g))) this.enqueue(key, 'graph');
       this.metrics.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
       trace?.({ event: 'error', key, message: e instanceof Error ? e.message : String(e) });
       throw e;
@@ -232,8 +255,22 @@ export class GraphController {
       ...(outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : {}),
       ...(outcome.error ? { error: outcome.error.message } : {}),
     });
+    this.inflight.delete(key);
+    if (seen.graphUpdates.some((g) => !this.reconciler.isOwnStatusEcho(g))) this.enqueue(key, 'graph');
     if (outcome.kind === 'gone' || outcome.kind === 'deleted') this.setInterest(key, undefined);
-    else this.setInterest(key, outcome.interest);
+    else {
+      this.setInterest(key, outcome.interest);
+      const news = seen.events.find(
+        (e) => this.routes.owners(e).has(key) && this.watches.writerOf(e.obj) !== key,
+      );
+      if (news || seen.overflow) {
+        this.enqueue(
+          key,
+          'watch',
+          trace && news ? `${describeEvent(news)} (during the reconcile)` : undefined,
+        );
+      }
+    }
     this.log.debug({ graph: key, result: outcome.kind, reason: outcome.reason }, 'reconciled');
     if (outcome.error) throw outcome.error;
     return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
@@ -244,13 +281,28 @@ export class GraphController {
   }
 
   private route(e: WatchEventInfo): void {
-    const trace = this.opts.trace;
-    const by = trace ? `${e.kind} ${e.obj.metadata.namespace ?? ''}/${e.obj.metadata.name ?? ''}` : undefined;
-    for (const g of this.routes.owners(e)) this.enqueue(g, 'watch', by);
+    for (const [key, seen] of this.inflight) {
+      if (e.echoOf === key) continue;
+      if (seen.events.length < 1000) seen.events.push(e);
+      else seen.overflow = true;
+    }
+    const by = this.opts.trace ? describeEvent(e) : undefined;
+    for (const g of this.routes.owners(e)) if (g !== e.echoOf) this.enqueue(g, 'watch', by);
   }
 
   private enqueue(key: string, cause: 'graph' | 'watch' | 'access' | 'crd', by?: string): void {
     this.opts.trace?.({ event: 'queued', key, cause, ...(by ? { by } : {}) });
     this.queue.add(key);
   }
+}
+
+/** What happened to a Graph while its reconcile ran (see `GraphController.inflight`). */
+interface InFlight {
+  events: WatchEventInfo[];
+  overflow: boolean;
+  graphUpdates: KubeObject[];
+}
+
+function describeEvent(e: WatchEventInfo): string {
+  return `${e.kind} ${e.obj.metadata.namespace ?? ''}/${e.obj.metadata.name ?? ''}`;
 }

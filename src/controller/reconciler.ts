@@ -97,6 +97,8 @@ export class GraphReconciler {
   >();
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
+  /** resourceVersions of the Graph our own writes produced (status, finalizer), per UID: their echoes. */
+  private readonly ownVersions = new Map<string, Set<string>>();
   private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
   /** Decides, without writing, whether an apply would change anything (also after a restart). */
   readonly applies = new ApplyMemory();
@@ -143,6 +145,7 @@ export class GraphReconciler {
       );
       if (r.kind === 'deleted') {
         this.lastStatus.delete(uid);
+        this.ownVersions.delete(uid);
         this.compiled.delete(uid);
         this.waits.reset(uid);
       }
@@ -152,6 +155,7 @@ export class GraphReconciler {
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
       const updated = await setFinalizer(this.deps.client, graph, true);
       if (!updated) return { kind: 'gone', reason: 'NotFound', interest };
+      this.noteOwnVersion(uid, updated.metadata.resourceVersion);
       graph = updated;
     }
     const generation = graph.metadata.generation ?? 0;
@@ -242,6 +246,7 @@ export class GraphReconciler {
       watches,
       concurrency: this.deps.applyConcurrency ?? 20,
       memory: this.applies,
+      owner: `${namespace}/${graph.metadata.name ?? ''}`,
     };
     const passes = await convergePasses({
       watches,
@@ -462,7 +467,12 @@ export class GraphReconciler {
     if (kind === 'failed') {
       return { kind, reason, interest, error: new Error(`${reason}: ${converged.message}`) };
     }
-    if (kind === 'waiting') return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
+    if (kind === 'waiting') {
+      // Progress (this reconcile wrote): wait from the shortest delay again, the events of the writes
+      // and of what they wait on come through the watches anyway.
+      if (state.wroteAny) this.waits.reset(uid);
+      return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
+    }
     this.waits.reset(uid);
     return { kind, reason, interest };
   }
@@ -506,13 +516,32 @@ export class GraphReconciler {
       { fieldManager: CONTROLLER_MANAGER, force: true },
     );
     this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
+    this.noteOwnVersion(graph.metadata.uid ?? '', res.metadata.resourceVersion);
     return true;
   }
 
-  /** True when `graph` is the echo of our own last status write (nothing to reconcile). */
+  private noteOwnVersion(uid: string, rv: string | undefined): void {
+    if (!rv) return;
+    let set = this.ownVersions.get(uid);
+    if (!set) {
+      set = new Set();
+      this.ownVersions.set(uid, set);
+    }
+    // A handful per Graph at most (a reconcile writes the finalizer and two or three statuses).
+    if (set.size >= 16) set.delete(set.values().next().value as string);
+    set.add(rv);
+  }
+
+  /**
+   * True when `graph` is exactly the object one of our own writes (a status, the finalizer) left: an
+   * echo with nothing to reconcile, since the reconcile that wrote it went on from the write's answer.
+   */
   isOwnStatusEcho(graph: KubeObject): boolean {
-    const last = this.lastStatus.get(graph.metadata.uid ?? '');
-    return last !== undefined && last.rv === Number(graph.metadata.resourceVersion);
+    const set = this.ownVersions.get(graph.metadata.uid ?? '');
+    const rv = graph.metadata.resourceVersion;
+    if (!set || !rv || !set.has(rv)) return false;
+    set.delete(rv);
+    return true;
   }
 }
 

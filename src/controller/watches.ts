@@ -25,6 +25,11 @@ export interface WatchEventInfo {
   apiVersion: string;
   kind: string;
   obj: KubeObject;
+  /**
+   * The owner (Graph key) whose own write this event echoes (the object exactly as that write left it):
+   * news to everyone else, not to the writer, whose reconcile already read the write's answer.
+   */
+  echoOf?: string;
 }
 
 export interface WatchSetOptions {
@@ -83,6 +88,8 @@ export class WatchSet {
   private readonly informers = new Map<string, Informer>();
   /** identityKey → the object a write returned (or null for a delete), newer than the cache for a while. */
   private readonly recent = new Map<string, { obj: KubeObject | null; uid?: string; at: number }>();
+  /** identityKey → the resourceVersion an owner's write produced, until its watch event arrives. */
+  private readonly writtenBy = new Map<string, { rv: string; owner: string; at: number }>();
 
   constructor(client: RestClient, opts: WatchSetOptions) {
     this.client = client;
@@ -168,7 +175,10 @@ export class WatchSet {
         ...(this.opts.resyncMs ? { resyncMs: this.opts.resyncMs } : {}),
         ...(this.opts.onError ? { onError: this.opts.onError } : {}),
       });
-      const emit = (obj: KubeObject): void => this.opts.onEvent({ apiVersion, kind, obj });
+      const emit = (obj: KubeObject): void => {
+        const echoOf = this.writerOf(obj);
+        this.opts.onEvent({ apiVersion, kind, obj, ...(echoOf ? { echoOf } : {}) });
+      };
       inf.addHandlers({
         add: emit,
         update: (old, obj) => {
@@ -188,10 +198,34 @@ export class WatchSet {
     return inf?.hasSynced() ? inf : undefined;
   }
 
-  /** Records an object a write returned, so reads see it before the watch delivers it. */
-  noteWritten(obj: KubeObject): void {
+  /**
+   * Records an object a write returned, so reads see it before the watch delivers it; with `owner`, the
+   * watch event of exactly this version is marked as that owner's echo.
+   */
+  noteWritten(obj: KubeObject, owner?: string): void {
     const id = identityOf(obj);
-    if (id) this.recent.set(identityKey(id), { obj, at: Date.now() });
+    if (!id) return;
+    const key = identityKey(id);
+    this.recent.set(key, { obj, at: Date.now() });
+    const rv = obj.metadata.resourceVersion;
+    if (owner && rv) this.writtenBy.set(key, { rv, owner, at: Date.now() });
+    else this.writtenBy.delete(key);
+  }
+
+  /**
+   * The owner whose write produced exactly this version of the object. A watch event may arrive before
+   * the write's answer is read, so the record stays until a newer version is seen (or a minute passes).
+   */
+  writerOf(obj: KubeObject): string | undefined {
+    if (this.writtenBy.size === 0) return undefined;
+    const id = identityOf(obj);
+    if (!id) return undefined;
+    const key = identityKey(id);
+    const w = this.writtenBy.get(key);
+    if (!w) return undefined;
+    if (w.rv === obj.metadata.resourceVersion) return w.owner;
+    if (rvNum(obj) > Number(w.rv)) this.writtenBy.delete(key);
+    return undefined;
   }
 
   /** Records a delete (by UID), so reads stop seeing the object before the watch delivers it. */
@@ -203,6 +237,7 @@ export class WatchSet {
   view(interest: Interest): ObservedState {
     const now = Date.now();
     for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
+    for (const [k, w] of this.writtenBy) if (now - w.at > 60_000) this.writtenBy.delete(k);
     return {
       get: (id) => {
         const key = identityKey(id);

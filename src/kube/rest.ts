@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sleep } from './backoff.ts';
 import { Discovery, type ResourceInfo } from './discovery.ts';
@@ -140,6 +141,8 @@ export interface RestClientShared {
   kc: KubeConfig;
   counters: RequestCounters;
   agents: Map<string, http.Agent>;
+  /** TLS contexts per agent key (CA, client certificate and key parsed once). */
+  contexts: Map<string, tls.SecureContext>;
   timeoutMs: number;
   userAgent: string;
   discovery: Discovery | undefined;
@@ -157,6 +160,7 @@ export class RestClient {
       kc,
       counters: opts.counters ?? new RequestCounters(),
       agents: new Map(),
+      contexts: new Map(),
       timeoutMs: opts.timeoutMs ?? 30_000,
       userAgent: opts.userAgent ?? 'kgraph/0.1',
       discovery: opts.discovery,
@@ -567,6 +571,22 @@ export class RestClient {
     h.update(String(opts.rejectUnauthorized));
     const key = h.digest('hex');
     let agent = this.shared.agents.get(key);
+    if (url.protocol === 'https:' && (opts.ca || opts.cert || opts.key || opts.pfx)) {
+      // One TLS context per identity: without it Node parses the CA, certificate and key again for
+      // every new connection (a large share of the controller's CPU under many short-lived sockets).
+      let context = this.shared.contexts.get(key);
+      if (!context) {
+        context = tls.createSecureContext({
+          ca: opts.ca,
+          cert: opts.cert,
+          key: opts.key,
+          pfx: opts.pfx,
+          passphrase: opts.passphrase,
+        });
+        this.shared.contexts.set(key, context);
+      }
+      (opts as https.RequestOptions & { secureContext?: tls.SecureContext }).secureContext = context;
+    }
     if (!agent) {
       agent =
         url.protocol === 'http:'

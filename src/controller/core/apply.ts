@@ -25,10 +25,12 @@ export interface ApplyState {
   forbidden?: string;
   /** An apply of this pass changed an object (created it or moved its resourceVersion). */
   wrote: boolean;
+  /** An apply of any pass of this reconcile changed an object. */
+  wroteAny: boolean;
 }
 
 export function newApplyState(): ApplyState {
-  return { uids: new Map(), conflicts: [], wrote: false };
+  return { uids: new Map(), conflicts: [], wrote: false, wroteAny: false };
 }
 
 export interface TemplatePolicy {
@@ -53,6 +55,8 @@ export interface Applier {
   concurrency: number;
   /** Remembered apply results and dry runs (undefined: decide from the cache alone). */
   memory?: ApplyMemory;
+  /** The queue key of the object reconciled (its own writes' watch events are not news to it). */
+  owner?: string;
 }
 
 export async function applyOne(
@@ -68,7 +72,7 @@ export async function applyOne(
     subresource === 'status'
       ? await a.writer.applyStatus(body, { fieldManager, force })
       : await a.writer.apply(body, { fieldManager, force });
-  a.watches.noteWritten(res);
+  a.watches.noteWritten(res, a.owner);
   a.memory?.remember(desired, res, fieldManager, subresource);
   return res;
 }
@@ -89,10 +93,9 @@ export async function applyTemplates(
   view: CacheView,
   state: ApplyState,
 ): Promise<void> {
-  // Nodes serially in topological order; the items of one collection in parallel (bounded).
-  const byNode = new Map<NodeResult, DesiredObject[]>();
-  for (const d of desired) byNode.set(d.node, [...(byNode.get(d.node) ?? []), d]);
-  for (const items of byNode.values()) {
+  // Apply layers serially in topological order; within a layer (nodes that do not depend on each
+  // other) every object, collection items included, in parallel (bounded).
+  for (const items of layerBatches(desired)) {
     await pool(items, a.concurrency, async (d) => {
       if (state.hardError) return;
       const observed = view.get(d.id);
@@ -138,6 +141,32 @@ export async function applyTemplates(
     });
     if (state.hardError) return;
   }
+}
+
+/**
+ * The desired objects cut into batches of consecutive nodes of one apply layer in one frame (§7.3: a
+ * node's layer is above every dependency's, so nodes of one layer never read each other), in order.
+ */
+export function layerBatches(desired: readonly DesiredObject[]): DesiredObject[][] {
+  const batches: DesiredObject[][] = [];
+  let current: DesiredObject[] = [];
+  let layer: string | undefined;
+  for (const d of desired) {
+    const key = `${frameOf(d.node)}#${d.node.applyLayer}`;
+    if (key !== layer && current.length > 0) {
+      batches.push(current);
+      current = [];
+    }
+    layer = key;
+    current.push(d);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+function frameOf(node: NodeResult): string {
+  const dot = node.path.lastIndexOf('.');
+  return dot < 0 ? '' : node.path.slice(0, dot);
 }
 
 /** Patches: never create their target, never force the main endpoint (status is forced, §13.2). */

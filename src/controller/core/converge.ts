@@ -120,6 +120,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     state.wrote = false;
     await applyTemplates(input.applier, desired, input.policy, view, state);
     if (!state.hardError) await applyPatches(input.applier, patches, view, state);
+    state.wroteAny ||= state.wrote;
     if (state.hardError || !state.wrote) break;
   }
   if (!result) throw new Error('internal: no evaluation');

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
-import { GraphController } from '../../../src/controller/controller.ts';
+import { GraphController, type ReconcileTrace } from '../../../src/controller/controller.ts';
 import { installGraphCrd } from '../../../src/controller/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
@@ -65,7 +65,7 @@ export async function grantAll(client: RestClient, ns: string, sa: string): Prom
 /** A controller on its own client (own request counters), restricted to `namespaces`. */
 export async function startController(
   namespaces: string[],
-  opts: { concurrency?: number } = {},
+  opts: { concurrency?: number; trace?: (e: ReconcileTrace) => void } = {},
 ): Promise<GraphController> {
   await ensureCrd();
   const cp = await sharedControlPlane();
@@ -75,6 +75,7 @@ export async function startController(
     namespaces,
     installCrd: false,
     concurrency: opts.concurrency ?? 2,
+    ...(opts.trace ? { trace: opts.trace } : {}),
     log: pino({ level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'silent' }),
   });
   await controller.start();
