@@ -384,6 +384,8 @@ function* runNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResu
       case 'ref':
       case 'externalRef':
         return yield* runRef(pass, run, node);
+      case 'watch':
+        return yield* runWatch(pass, run, node);
       default:
         return errorResult(node, issue(node, RuntimeCode.Unsupported, `unsupported node kind ${node.kind}`));
     }
@@ -727,44 +729,11 @@ function* runRef(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResul
     throw new ExprStop('error', RuntimeCode.BadIdentity, 'ref has no apiVersion/kind', '', 'apiVersion');
   }
   const scope = resolveScope(pass, node, apiVersion, kind);
-  if ('held' in scope) {
-    return {
-      ...base(node, 'waiting'),
-      held: true,
-      reason: scope.held,
-      code: RuntimeCode.TypeNotServed,
-      pending: issue(node, RuntimeCode.TypeNotServed, scope.held),
-    };
-  }
+  if ('held' in scope) return heldResult(node, scope.held);
   const bySelector =
     node.refMode === 'selector' || node.refMode === 'selectorExpr' || metadata.selector !== undefined;
   if (bySelector) {
-    const check = toLabelSelector(toPlain(metadata.selector, 'metadata.selector'));
-    if (!check.ok) {
-      return errorResult(
-        node,
-        issue(node, RuntimeCode.InvalidSelector, `invalid selector: ${check.message}`, {
-          field: 'metadata.selector',
-        }),
-      );
-    }
-    const ns =
-      typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : undefined;
-    // An omitted namespace lists across all namespaces (§3.2); an empty result is an empty list, not pending.
-    const found = pass.input.observed.list(
-      apiVersion,
-      kind,
-      scope.namespaced ? ns : undefined,
-      check.selector,
-      node.path,
-    );
-    const value = found.map((o) => pass.host.fromJson(o, { apiVersion, kind }));
-    run.scope[node.id] = value;
-    const result: NodeResult = {
-      ...base(node, 'ready'),
-      items: [{ index: 0, key: '', observed: true, ...(yield* itemReadiness(pass, node, value)) }],
-    };
-    return summarise(result);
+    return yield* readSelected(pass, run, node, { apiVersion, kind, namespaced: scope.namespaced }, metadata);
   }
   const name = metadata.name;
   if (typeof name !== 'string' || name === '') {
@@ -808,6 +777,80 @@ function* runRef(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResul
     ],
   };
   return summarise(result);
+}
+
+/**
+ * A selector read, shared by a selector `ref` and a `watch` (kro KREP-024): every object of the kind
+ * that matches, as a list. An omitted namespace lists across all namespaces (§3.2); an empty result is
+ * an empty list, not pending. `where` holds the authored `selector` and `namespace`.
+ */
+function* readSelected(
+  pass: Pass,
+  run: FrameRun,
+  node: CompiledNode,
+  type: { apiVersion: string; kind: string; namespaced: boolean },
+  where: Record<string, unknown>,
+  field = 'metadata.',
+): Steps<NodeResult> {
+  const { apiVersion, kind } = type;
+  const check = toLabelSelector(toPlain(where.selector, `${field}selector`));
+  if (!check.ok) {
+    return errorResult(
+      node,
+      issue(node, RuntimeCode.InvalidSelector, `invalid selector: ${check.message}`, {
+        field: `${field}selector`,
+      }),
+    );
+  }
+  const ns = typeof where.namespace === 'string' && where.namespace !== '' ? where.namespace : undefined;
+  const found = pass.input.observed.list(
+    apiVersion,
+    kind,
+    type.namespaced ? ns : undefined,
+    check.selector,
+    node.path,
+  );
+  const value = found.map((o) => pass.host.fromJson(o, { apiVersion, kind }));
+  run.scope[node.id] = value;
+  const result: NodeResult = {
+    ...base(node, 'ready'),
+    items: [{ index: 0, key: '', observed: true, ...(yield* itemReadiness(pass, node, value)) }],
+  };
+  return summarise(result);
+}
+
+/**
+ * A `watch` node (kro KREP-024): read-only, the list of objects matching its selector. The selector and
+ * namespace may sit at the top of the payload (kro's design) or under `metadata` (its RGD-as-Graph
+ * example); the compiler allows one place each.
+ */
+function* runWatch(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
+  const obj = yield* renderPayload(pass, node, run.scope);
+  const { apiVersion, kind } = obj;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
+    throw new ExprStop('error', RuntimeCode.BadIdentity, 'watch has no apiVersion/kind', '', 'apiVersion');
+  }
+  const scope = resolveScope(pass, node, apiVersion, kind);
+  if ('held' in scope) return heldResult(node, scope.held);
+  const metadata = asRecord(obj.metadata) ?? {};
+  const top = obj.selector !== undefined;
+  const where = {
+    selector: top ? obj.selector : metadata.selector,
+    namespace: obj.namespace ?? metadata.namespace,
+  };
+  const type = { apiVersion, kind, namespaced: scope.namespaced };
+  return yield* readSelected(pass, run, node, type, where, top ? '' : 'metadata.');
+}
+
+/** A node whose type is not served yet (§15): it waits, and keeps what it had. */
+function heldResult(node: CompiledNode, held: string): NodeResult {
+  return {
+    ...base(node, 'waiting'),
+    held: true,
+    reason: held,
+    code: RuntimeCode.TypeNotServed,
+    pending: issue(node, RuntimeCode.TypeNotServed, held),
+  };
 }
 
 /** An inline subgraph (§14.1): a child frame seeded with a copy of the parent scope. */
