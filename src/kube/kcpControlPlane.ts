@@ -145,8 +145,10 @@ async function waitReady(server: string, kubeconfig: string, child: ChildProcess
     if (existsSync(kubeconfig)) {
       const client = new RestClient(adminConfigFor(kubeconfig, server, 'root'));
       try {
-        // The root workspace serves workspaces once kcp's bootstrap is done.
-        await client.request({ method: 'GET', path: '/apis/tenancy.kcp.io/v1alpha1/workspaces' });
+        // Serving starts before kcp's bootstrap has written the root workspace types; a workspace
+        // created before then is refused ("parent type cannot be resolved"), so wait for them.
+        for (const t of ['root', 'universal'])
+          await client.request({ method: 'GET', path: `/apis/tenancy.kcp.io/v1alpha1/workspacetypes/${t}` });
         return;
       } catch (err) {
         last = (err as Error).message;
