@@ -147,7 +147,7 @@ async function round(index: number): Promise<Round> {
     let peakRss = process.memoryUsage.rss();
     const rssTimer = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
-    }, 200);
+    }, 1_000);
     let session: Session | undefined;
     if (PROFILE && index === 0) {
       session = new Session();
