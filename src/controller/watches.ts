@@ -90,6 +90,7 @@ export class WatchSet {
   private readonly recent = new Map<string, { obj: KubeObject | null; uid?: string; at: number }>();
   /** identityKey → the resourceVersion an owner's write produced, until its watch event arrives. */
   private readonly writtenBy = new Map<string, { rv: string; owner: string; at: number }>();
+  private prunedAt = 0;
 
   constructor(client: RestClient, opts: WatchSetOptions) {
     this.client = client;
@@ -236,8 +237,13 @@ export class WatchSet {
   /** An ObservedState over the caches that records the interest of one evaluation. */
   view(interest: Interest): ObservedState {
     const now = Date.now();
-    for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
-    for (const [k, w] of this.writtenBy) if (now - w.at > 60_000) this.writtenBy.delete(k);
+    // Expiry at most once a second: a view is taken several times per pass, the maps hold every write
+    // of the last minute.
+    if (now - this.prunedAt > 1_000) {
+      this.prunedAt = now;
+      for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
+      for (const [k, w] of this.writtenBy) if (now - w.at > 60_000) this.writtenBy.delete(k);
+    }
     return {
       get: (id) => {
         const key = identityKey(id);
