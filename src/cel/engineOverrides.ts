@@ -12,7 +12,16 @@ import { Environment, EvaluationError } from './engine.ts';
  * lib/regex.ts: `matches` with RE2, code-point `indexOf`, `substring`…).
  */
 
-type Handler = (...args: never[]) => unknown;
+export type Handler = (...args: never[]) => unknown;
+
+/** What a handler decorator sees of a declaration: its name (functions) or operator, and its handler. */
+export interface HandlerDeclaration {
+  readonly name?: string;
+  readonly operator?: string;
+  readonly signature: string;
+  readonly handler: Handler;
+  readonly macro?: boolean;
+}
 
 interface Declaration {
   readonly signature: string;
@@ -55,6 +64,46 @@ let registry: Registry | undefined;
 
 const WRAPPED = Symbol.for('kgraph.cel.overrides');
 
+let decorator: ((decl: HandlerDeclaration) => Handler) | undefined;
+const decorated = new WeakMap<Declaration, Declaration>();
+/** Wrapped handlers by original handler and name: lookups of type-parameter overloads return fresh objects. */
+const wrappedHandlers = new WeakMap<Handler, Map<string, Handler>>();
+
+/**
+ * Wraps the handler of every function and operator (built-in, replaced or registered by a library)
+ * as it is looked up, at check time and at dynamic dispatch. Used by the cost model (./costModel.ts).
+ * Macros are left alone: they expand at parse time. Set once per process.
+ */
+export function decorateHandlers(wrap: (decl: HandlerDeclaration) => Handler): void {
+  probe();
+  decorator = wrap;
+}
+
+function decorate<T extends Declaration | false | null>(d: T): T {
+  if (!d || decorator === undefined || (d as HandlerDeclaration).macro === true) return d;
+  let out = decorated.get(d);
+  if (out === undefined) {
+    const decl = d as HandlerDeclaration;
+    const key = decl.operator ?? decl.name ?? decl.signature;
+    let byName = wrappedHandlers.get(d.handler);
+    if (byName === undefined) {
+      byName = new Map();
+      wrappedHandlers.set(d.handler, byName);
+    }
+    let handler = byName.get(key);
+    if (handler === undefined) {
+      handler = decorator(decl);
+      byName.set(key, handler);
+    }
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(d) as object) as object, d, {
+      handler,
+    }) as unknown as Declaration;
+    out = Object.freeze(copy);
+    decorated.set(d, out);
+  }
+  return out as T;
+}
+
 function probe(): Registry {
   if (registry) return registry;
   const env = new Environment();
@@ -75,7 +124,8 @@ function probe(): Registry {
     // Declarations with type parameters (`V in list<V>`) are returned as fresh match objects that
     // carry the declaration's signature and handler; those are swapped by signature.
     const matched = new WeakMap<Declaration, Declaration>();
-    const swap = <T extends Declaration | false | null>(d: T): T => {
+    const swap = <T extends Declaration | false | null>(d: T): T => decorate(replace(d));
+    const replace = <T extends Declaration | false | null>(d: T): T => {
       if (!d) return d;
       const direct = replacements.get(d);
       if (direct) return direct as T;

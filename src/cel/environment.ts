@@ -1,4 +1,5 @@
 import { installCore } from './core.ts';
+import { installCostModel } from './costModel.ts';
 import { Environment } from './engine.ts';
 import { allLibraries } from './lib/index.ts';
 import { instrumentEngineOnce } from './probe.ts';
@@ -91,6 +92,8 @@ export function buildRootEnvironment(): CelEnvironment {
       throw new Error(`CEL library "${library.name}" failed to install: ${message}`);
     }
   }
+  // Last, so that it wraps the handlers the libraries replaced too.
+  installCostModel();
   return new CelEnvironment(engine, undefined, new Map(), false);
 }
 

@@ -16,6 +16,8 @@ export interface CelLimits {
   readonly maxStringLength: number;
   /** Maximum length of any intermediate list. */
   readonly maxListLength: number;
+  /** Maximum number of entries of a map a function produces. */
+  readonly maxMapSize: number;
 }
 
 export const defaultLimits: CelLimits = Object.freeze({
@@ -23,6 +25,7 @@ export const defaultLimits: CelLimits = Object.freeze({
   maxDurationMs: 1_000,
   maxStringLength: 4 * 1024 * 1024,
   maxListLength: 100_000,
+  maxMapSize: 100_000,
 });
 
 /** A budget in use by one running evaluation. */
@@ -30,6 +33,8 @@ export interface ActiveBudget {
   remaining: number;
   readonly deadline: number;
   readonly limits: CelLimits;
+  /** Units charged since the clock was last read (the clock is read every 4096 units). */
+  sinceClock: number;
   /** Set once a limit fired; an error swallowed by `||`, `&&` or a quantifier must still fail the evaluation. */
   exceeded: CelAbort | undefined;
 }
@@ -41,6 +46,7 @@ export function createBudget(limits: CelLimits): ActiveBudget {
     remaining: limits.maxCost,
     deadline: performance.now() + limits.maxDurationMs,
     limits,
+    sinceClock: 0,
     exceeded: undefined,
   };
 }
@@ -79,6 +85,70 @@ export function chargeCost(units: number): void {
         `cost limit exceeded: more than ${budget.limits.maxCost} steps`,
       ),
     );
+  }
+  budget.sinceClock += units;
+  if (budget.sinceClock >= 4096) checkClock(budget);
+}
+
+function checkClock(budget: ActiveBudget): void {
+  budget.sinceClock = 0;
+  if (performance.now() > budget.deadline) {
+    fail(
+      budget,
+      new CelAbort(
+        CelCode.TimeLimit,
+        'limit',
+        `time limit exceeded: evaluation ran longer than ${budget.limits.maxDurationMs} ms`,
+      ),
+    );
+  }
+}
+
+/** Whether an evaluation with limits is running (the cost model charges only then). */
+export function hasActiveBudget(): boolean {
+  return active !== undefined;
+}
+
+function sizeAbort(budget: ActiveBudget, what: string, size: number, limit: number): never {
+  fail(
+    budget,
+    new CelAbort(CelCode.SizeLimit, 'limit', `size limit exceeded: ${what} of ${size} (limit ${limit})`),
+  );
+}
+
+/** Fails before a list of `n` elements is built when it would exceed the list limit. */
+export function checkListLength(n: number): void {
+  const budget = active;
+  if (budget !== undefined && n > budget.limits.maxListLength)
+    sizeAbort(budget, 'list', n, budget.limits.maxListLength);
+}
+
+/** Fails before a string of `n` UTF-16 units is built when it would exceed the string limit. */
+export function checkStringLength(n: number): void {
+  const budget = active;
+  if (budget !== undefined && n > budget.limits.maxStringLength)
+    sizeAbort(budget, 'string', n, budget.limits.maxStringLength);
+}
+
+/** Size check of a value a function produced: strings, bytes, lists and maps. */
+export function checkProduced(value: unknown): void {
+  const budget = active;
+  if (budget === undefined) return;
+  if (typeof value === 'string' || Array.isArray(value)) {
+    checkSize(value);
+  } else if (value instanceof Uint8Array) {
+    if (value.length > budget.limits.maxStringLength)
+      sizeAbort(budget, 'bytes', value.length, budget.limits.maxStringLength);
+  } else if (value instanceof Map) {
+    if (value.size > budget.limits.maxMapSize) sizeAbort(budget, 'map', value.size, budget.limits.maxMapSize);
+  } else if (
+    value !== null &&
+    typeof value === 'object' &&
+    Object.getPrototypeOf(value) === Object.prototype
+  ) {
+    let n = 0;
+    for (const _ in value)
+      if (++n > budget.limits.maxMapSize) sizeAbort(budget, 'map', n, budget.limits.maxMapSize);
   }
 }
 
@@ -122,16 +192,7 @@ function step(budget: ActiveBudget): void {
       ),
     );
   }
-  if ((budget.remaining & 4095) === 0 && performance.now() > budget.deadline) {
-    fail(
-      budget,
-      new CelAbort(
-        CelCode.TimeLimit,
-        'limit',
-        `time limit exceeded: evaluation ran longer than ${budget.limits.maxDurationMs} ms`,
-      ),
-    );
-  }
+  if (++budget.sinceClock >= 4096) checkClock(budget);
 }
 
 type RunFn = (this: unknown, ast: unknown, ctx: unknown) => unknown;

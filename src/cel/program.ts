@@ -2,7 +2,14 @@ import { checkParsed } from './check.ts';
 import { CelCode } from './codes.ts';
 import type { CelEnvironment, CelType } from './environment.ts';
 import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
-import { type ActiveBudget, type CelLimits, createBudget, defaultLimits, runWithBudget } from './limits.ts';
+import {
+  type ActiveBudget,
+  type CelLimits,
+  checkProduced,
+  createBudget,
+  defaultLimits,
+  runWithBudget,
+} from './limits.ts';
 import { mapError, type ParsedExpression, parse } from './parse.ts';
 
 /** A parsed and type-checked expression, ready for repeated evaluation ("pre-planned"). */
@@ -46,7 +53,12 @@ export function evaluate(
   try {
     if (options.limits === false) return settle(program.parsed.handle(context));
     budget = createBudget({ ...defaultLimits, ...options.limits });
-    const result = runWithBudget(budget, () => program.parsed.handle(context));
+    const result = runWithBudget(budget, () => {
+      const value = program.parsed.handle(context);
+      // The root is not evaluated through the instrumented run(): its value is checked here.
+      checkProduced(value);
+      return value;
+    });
     // A limit error swallowed by `||`, `&&` or a quantifier still fails the evaluation.
     if (budget.exceeded) return { ok: false, error: toCelError(budget.exceeded, 'evaluate') };
     return settle(result);

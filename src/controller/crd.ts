@@ -6,10 +6,11 @@
 import { isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
 import { forEachSchema, freeObject, objectRefSchema, stringList } from './crdSchemaParts.ts';
 import { CONTROLLER_MANAGER, GRAPH_CRD_NAME, GRAPH_KIND, GRAPH_PLURAL } from './names.ts';
+import { watchNodeSchema } from './watchNode.ts';
 
 const NODE_ID_PATTERN = '^[A-Za-z][A-Za-z0-9]*$';
 const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
-export const EXACTLY_ONE_KIND_MESSAGE = 'exactly one of template, ref, def, graph, patch must be set';
+export const EXACTLY_ONE_KIND_MESSAGE = 'exactly one of template, ref, watch, def, graph, patch must be set';
 
 function nodeSchema(): Record<string, unknown> {
   return {
@@ -22,6 +23,7 @@ function nodeSchema(): Record<string, unknown> {
       patch: freeObject,
       graph: freeObject,
       ref: objectRefSchema({ nameMinLength: 1 }),
+      watch: watchNodeSchema(),
       includeWhen: stringList,
       readyWhen: stringList,
       forEach: forEachSchema,
@@ -29,7 +31,7 @@ function nodeSchema(): Record<string, unknown> {
     'x-kubernetes-validations': [
       {
         rule: [
-          '(has(self.template) ? 1 : 0) + (has(self.ref) ? 1 : 0) + (has(self.def) ? 1 : 0)',
+          '(has(self.template) ? 1 : 0) + (has(self.ref) ? 1 : 0) + (has(self.watch) ? 1 : 0) + (has(self.def) ? 1 : 0)',
           '+ (has(self.graph) ? 1 : 0) + (has(self.patch) ? 1 : 0) == 1',
         ].join(' '),
         message: EXACTLY_ONE_KIND_MESSAGE,

@@ -14,7 +14,7 @@ import { typecheckGraph } from '../graph/typecheck.ts';
 import { parseYamlFile, type SourceFile } from '../graph/yamlTree.ts';
 import type { RestClient } from '../kube/index.ts';
 import { type KubeLive, kubeLiveFetcher } from '../kube/liveSchema.ts';
-import { evaluate } from '../runtime/engine.ts';
+import { evaluateSliced } from '../runtime/engine.ts';
 import type { ObservedState } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
 import { LiveSchemaSource } from '../schema/sources/live.ts';
@@ -83,14 +83,17 @@ export function literalApiVersions(v: unknown, out = new Set<string>()): string[
   return [...out];
 }
 
-/** One engine pass. */
+/**
+ * One engine pass, returning to the event loop between expressions (every 20 ms of evaluation), so a
+ * Graph with expensive expressions never holds up /healthz, watches or other reconciles.
+ */
 export function evaluateGraph(
   compiled: CompiledGraph,
   observed: ObservedState,
   namespace: string,
   maxCollectionSize?: number,
-): EvaluationResult {
-  return evaluate(compiled, {
+): Promise<EvaluationResult> {
+  return evaluateSliced(compiled, {
     observed,
     namespace,
     ...(maxCollectionSize !== undefined ? { maxCollectionSize } : {}),

@@ -385,7 +385,7 @@ export class GraphReconciler {
         conds,
         'ResourcesConverged',
         'False',
-        'ApplyFailed',
+        state.hardReason ?? 'ApplyFailed',
         state.hardError,
         generation,
         now,

@@ -85,6 +85,14 @@ export const GraphCode = {
   /** A selector that is neither a map nor one standalone expression. */
   RefInvalidSelector: 'KG2052',
 
+  // ── watch (kro KREP-024) ─────────────────────────────────────────────────
+  /** A watch without a selector (`selector: {}` watches every object of the kind). */
+  WatchNoSelector: 'KG2053',
+  /** A watch with `metadata.name`: a watch reads a set; a single object is a `ref`. */
+  WatchWithName: 'KG2054',
+  /** A field a watch does not take, or one given twice (`selector` and `metadata.selector`). */
+  WatchInvalidField: 'KG2055',
+
   // ── forEach ──────────────────────────────────────────────────────────────
   /** An entry that is not a single-entry map with a string value. */
   ForEachShape: 'KG2060',

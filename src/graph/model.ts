@@ -20,8 +20,10 @@ export type SourceKind = 'Graph' | 'KroRGD' | 'KropRGD';
 /**
  * The node kind. `externalRef` is the RGD spelling of a Graph `ref`; the compiler keeps the authored
  * spelling so messages use the user's words, but the engine treats `ref` and `externalRef` alike.
+ * `watch` (Graph only, kro KREP-024) reads every object of a kind matching a label selector into scope
+ * as a list; it is read-only like a selector `ref` and is always a collection (docs/watch-nodes.md).
  */
-export type NodeKind = 'template' | 'ref' | 'def' | 'patch' | 'graph' | 'externalRef';
+export type NodeKind = 'template' | 'ref' | 'def' | 'patch' | 'graph' | 'externalRef' | 'watch';
 
 /** The plane a node's objects are written to / read from (planes.md §1.1). Always `consumer` outside krop. */
 export type Plane = 'consumer' | 'provider' | 'host';
@@ -190,7 +192,7 @@ export interface CompiledNode {
   dependencies: string[];
   /** For `patch`: which endpoint the payload is written to (§13.1). */
   patchEndpoint?: 'main' | 'status';
-  /** For `ref` / `externalRef`: by name or by selector. */
+  /** For `ref` / `externalRef`: by name or by selector; for `watch`: always a selector mode. */
   refMode?: RefMode;
   /** For `graph`: the nested frame. */
   children?: CompiledFrame;

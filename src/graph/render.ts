@@ -11,6 +11,7 @@ const DOT_SHAPE: Record<NodeKind, string> = {
   template: 'box',
   ref: 'cylinder',
   externalRef: 'cylinder',
+  watch: 'cylinder',
   def: 'note',
   patch: 'component',
   graph: 'folder',
@@ -138,6 +139,8 @@ function mermaidNode(n: CompiledNode, id: string): string {
     case 'ref':
     case 'externalRef':
       return `${id}[("${label}")]`;
+    case 'watch':
+      return `${id}[("${label}<br/>(watched set)")]`;
     case 'def':
       return `${id}[/"${label}"/]`;
     case 'patch':

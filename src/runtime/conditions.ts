@@ -13,7 +13,7 @@
 import type { StatusField } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import type { EngineHost } from './host.ts';
-import { ExprStop, formatPath, renderTree } from './render.ts';
+import { ExprStop, formatPath, renderTree, type Steps } from './render.ts';
 import type { RuntimeIssue } from './types.ts';
 import { celToPlain } from './values.ts';
 
@@ -49,12 +49,12 @@ export function hasCustomConditions(status: readonly StatusField[] | undefined):
   return (status ?? []).some((f) => f.path[0] === 'conditions');
 }
 
-export function evaluateCustomConditions(
+export function* evaluateCustomConditions(
   host: EngineHost,
   fields: readonly StatusField[],
   scope: Record<string, unknown>,
   schemaWithBuiltins: unknown,
-): CustomConditionsResult {
+): Steps<CustomConditionsResult> {
   const out: CustomConditionsResult = { conditions: [], incomplete: false, errors: [] };
   const vars = { ...scope, schema: schemaWithBuiltins };
   for (const field of fields) {
@@ -62,7 +62,7 @@ export function evaluateCustomConditions(
     const where = `status.${formatPath(field.path)}`;
     let value: unknown;
     try {
-      value = renderTree(host, { t: 'expr', slot: field.slot }, vars);
+      value = yield* renderTree(host, { t: 'expr', slot: field.slot }, vars);
     } catch (err) {
       if (!(err instanceof ExprStop)) throw err;
       if (err.kind === 'pending') out.incomplete = true;

@@ -22,7 +22,16 @@ import {
   type ObjectIdentity,
   type ObservedState,
 } from './observed.ts';
-import { describe, ExprStop, evalStandalone, formatPath, OMITTED, renderTree, type Vars } from './render.ts';
+import {
+  describe,
+  ExprStop,
+  evalStandalone,
+  formatPath,
+  OMITTED,
+  renderTree,
+  type Steps,
+  type Vars,
+} from './render.ts';
 import { toLabelSelector } from './selector.ts';
 import type { EvaluationResult, ItemResult, NodeResult, RenderedObject, RuntimeIssue } from './types.ts';
 import { celToPlain, isOptionalValue, type PlainValue } from './values.ts';
@@ -75,12 +84,52 @@ function defaultHost(): EngineHost {
   return sharedHost;
 }
 
-/** Evaluates a compiled graph against the observed state. */
+/** Evaluates a compiled graph against the observed state (synchronously, to the end). */
 export function evaluate(
   compiled: CompiledGraph,
   input: EvaluateInput,
   options: EvaluateOptions = {},
 ): EvaluationResult {
+  const steps = evaluationSteps(compiled, input, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * As `evaluate`, returning to the event loop whenever the evaluation has run for `sliceMs` since it
+ * last did (checked after every expression). Each expression is bounded by the CEL cost budget, so
+ * no slice is much longer than `sliceMs` plus one expression; the controller uses this so that one
+ * Graph's expressions never hold up /healthz, watches or other Graphs' reconciles (issue #10).
+ * The observed state may change between slices; the next reconcile sees the change.
+ */
+export async function evaluateSliced(
+  compiled: CompiledGraph,
+  input: EvaluateInput,
+  options: EvaluateOptions & { sliceMs?: number } = {},
+): Promise<EvaluationResult> {
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
+  const steps = evaluationSteps(compiled, input, options);
+  let sliceStart = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** Default slice of `evaluateSliced`. */
+export const DEFAULT_SLICE_MS = 20;
+
+function* evaluationSteps(
+  compiled: CompiledGraph,
+  input: EvaluateInput,
+  options: EvaluateOptions,
+): Steps<EvaluationResult> {
   const host = options.host ?? defaultHost();
   const instanceMeta = input.instance ? asRecord(input.instance.metadata) : undefined;
   const instanceNs =
@@ -102,7 +151,7 @@ export function evaluate(
       typeof apiVersion === 'string' && typeof kind === 'string' ? { apiVersion, kind } : undefined;
     scope.schema = host.fromJson(schemaValue(input.instance), type);
   }
-  runFrame(pass, { frame: compiled.root, scope, states: new Map() });
+  yield* runFrame(pass, { frame: compiled.root, scope, states: new Map() });
 
   const result: EvaluationResult = {
     nodes: pass.results,
@@ -120,7 +169,7 @@ export function evaluate(
     };
   }
   if (compiled.rgd !== undefined) {
-    const projected = projectStatus(pass, scope);
+    const projected = yield* projectStatus(pass, scope);
     result.status = projected.status;
     result.statusErrors = projected.errors;
     if (input.instance !== undefined && hasCustomConditions(compiled.rgd.status)) {
@@ -131,7 +180,7 @@ export function evaluate(
         ...schemaValue(input.instance),
         status: { conditions: (input.builtinConditions ?? []).map((c) => ({ ...c })) },
       };
-      result.customConditions = evaluateCustomConditions(
+      result.customConditions = yield* evaluateCustomConditions(
         host,
         compiled.rgd.status,
         scope,
@@ -154,13 +203,13 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
-function runFrame(pass: Pass, run: FrameRun): void {
+function* runFrame(pass: Pass, run: FrameRun): Steps<void> {
   for (const id of run.frame.order) {
     const node = frameNode(run.frame, id);
     if (node === undefined) continue;
     const slot = pass.results.length;
     pass.results.push(placeholder(node));
-    const result = runNode(pass, run, node);
+    const result = yield* runNode(pass, run, node);
     pass.results[slot] = result;
     run.states.set(id, result);
     // A graph node that did not run (excluded or pending) still reports its descendants, in the same
@@ -305,7 +354,7 @@ function includeWhenDeps(node: CompiledNode): string[] {
   return [...deps];
 }
 
-function runNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
+function* runNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
   const excluded = contagion(run, node);
   if (excluded !== undefined) return excluded;
   try {
@@ -315,7 +364,7 @@ function runNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
       const gated = gate(pass, run, node, includeWhenDeps(node));
       if (gated !== undefined) return gated;
       for (const [i, slot] of node.includeWhen.entries()) {
-        const v = conditionValue(pass, slot, run.scope, `includeWhen[${i}]`);
+        const v = yield* conditionValue(pass, slot, run.scope, `includeWhen[${i}]`);
         if (!v) {
           return excludedResult(node, node.path, `includeWhen ${slot.source} is false`);
         }
@@ -323,18 +372,20 @@ function runNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
     }
     const gated = gate(pass, run, node, node.dependencies);
     if (gated !== undefined) return gated;
-    if (node.kind === 'graph') return runGraphNode(pass, run, node);
-    const items = expandItems(pass, node, run.scope);
+    if (node.kind === 'graph') return yield* runGraphNode(pass, run, node);
+    const items = yield* expandItems(pass, node, run.scope);
     if ('state' in items) return items;
     switch (node.kind) {
       case 'def':
-        return runDef(pass, run, node, items);
+        return yield* runDef(pass, run, node, items);
       case 'template':
       case 'patch':
-        return runObjectNode(pass, run, node, items);
+        return yield* runObjectNode(pass, run, node, items);
       case 'ref':
       case 'externalRef':
-        return runRef(pass, run, node);
+        return yield* runRef(pass, run, node);
+      case 'watch':
+        return yield* runWatch(pass, run, node);
       default:
         return errorResult(node, issue(node, RuntimeCode.Unsupported, `unsupported node kind ${node.kind}`));
     }
@@ -345,8 +396,8 @@ function runNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
 }
 
 /** Evaluates an includeWhen / readyWhen slot to a boolean; an absent optional counts as false (§10). */
-function conditionValue(pass: Pass, slot: ExprSlot, vars: Vars, where: string): boolean {
-  let v = evalStandalone(pass.host, slot, vars);
+function* conditionValue(pass: Pass, slot: ExprSlot, vars: Vars, where: string): Steps<boolean> {
+  let v = yield* evalStandalone(pass.host, slot, vars);
   if (isOptionalValue(v)) v = v.hasValue() ? v.value() : false;
   if (typeof v !== 'boolean') {
     throw new ExprStop(
@@ -361,10 +412,11 @@ function conditionValue(pass: Pass, slot: ExprSlot, vars: Vars, where: string): 
 }
 
 /** forEach (§8): one unnamed item for a plain node; the cartesian product for a collection. */
-function expandItems(pass: Pass, node: CompiledNode, scope: Vars): CollectionItem[] | NodeResult {
+function* expandItems(pass: Pass, node: CompiledNode, scope: Vars): Steps<CollectionItem[] | NodeResult> {
   if (node.forEach.length === 0) return [{ index: 0, bindings: {}, key: '' }];
-  const dims = node.forEach.map((dim) => {
-    const v = evalStandalone(pass.host, dim.slot, scope);
+  const dims: { name: string; values: unknown[] }[] = [];
+  for (const dim of node.forEach) {
+    const v = yield* evalStandalone(pass.host, dim.slot, scope);
     if (!Array.isArray(v)) {
       throw new ExprStop(
         'error',
@@ -374,8 +426,8 @@ function expandItems(pass: Pass, node: CompiledNode, scope: Vars): CollectionIte
         `forEach.${dim.name}`,
       );
     }
-    return { name: dim.name, values: v as unknown[] };
-  });
+    dims.push({ name: dim.name, values: v as unknown[] });
+  }
   const expanded = expandForEach(dims, pass.limit);
   if (!expanded.ok) {
     return errorResult(
@@ -395,11 +447,11 @@ function itemVars(scope: Vars, item: CollectionItem): Vars {
   return Object.keys(item.bindings).length === 0 ? scope : { ...scope, ...item.bindings };
 }
 
-function renderPayload(pass: Pass, node: CompiledNode, vars: Vars): Record<string, unknown> {
+function* renderPayload(pass: Pass, node: CompiledNode, vars: Vars): Steps<Record<string, unknown>> {
   if (node.payload === undefined) {
     throw new ExprStop('error', RuntimeCode.Unsupported, `node "${node.path}" has no payload`, '', '');
   }
-  const v = renderTree(pass.host, node.payload, vars);
+  const v = yield* renderTree(pass.host, node.payload, vars);
   const obj = v === OMITTED ? undefined : asRecord(v);
   if (obj === undefined) {
     throw new ExprStop(
@@ -414,11 +466,15 @@ function renderPayload(pass: Pass, node: CompiledNode, vars: Vars): Record<strin
 }
 
 /** Readiness of one item (§10): AND of readyWhen with the node id and `each` bound to the value. */
-function itemReadiness(pass: Pass, node: CompiledNode, value: unknown): { ready: boolean; reason?: string } {
+function* itemReadiness(
+  pass: Pass,
+  node: CompiledNode,
+  value: unknown,
+): Steps<{ ready: boolean; reason?: string }> {
   const vars: Vars = { [node.id]: value, each: value };
   for (const [i, slot] of node.readyWhen.entries()) {
     try {
-      if (!conditionValue(pass, slot, vars, `readyWhen[${i}]`)) {
+      if (!(yield* conditionValue(pass, slot, vars, `readyWhen[${i}]`))) {
         return { ready: false, reason: `readyWhen ${slot.source} is false` };
       }
     } catch (err) {
@@ -446,15 +502,17 @@ function summarise(result: NodeResult): NodeResult {
   };
 }
 
-function runDef(pass: Pass, run: FrameRun, node: CompiledNode, items: CollectionItem[]): NodeResult {
+function* runDef(pass: Pass, run: FrameRun, node: CompiledNode, items: CollectionItem[]): Steps<NodeResult> {
   const values: unknown[] = [];
   for (const item of items) {
     values.push(
       node.payload === undefined
         ? {}
-        : stripOmit(renderTree(pass.host, node.payload, itemVars(run.scope, item))),
+        : stripOmit(yield* renderTree(pass.host, node.payload, itemVars(run.scope, item))),
     );
   }
+  const readiness: { ready: boolean; reason?: string }[] = [];
+  for (const v of values) readiness.push(yield* itemReadiness(pass, node, v));
   const published = node.forEach.length > 0 ? values : values[0];
   run.scope[node.id] = published;
   const result: NodeResult = {
@@ -464,7 +522,7 @@ function runDef(pass: Pass, run: FrameRun, node: CompiledNode, items: Collection
       index: item.index,
       key: item.key,
       observed: true,
-      ...itemReadiness(pass, node, values[i]),
+      ...(readiness[i] as { ready: boolean; reason?: string }),
     })),
   };
   return summarise(result);
@@ -559,11 +617,16 @@ function patchEndpoint(node: CompiledNode, obj: Record<string, unknown>): 'main'
   return node.patchEndpoint ?? (Object.hasOwn(obj, 'status') ? 'status' : 'main');
 }
 
-function runObjectNode(pass: Pass, run: FrameRun, node: CompiledNode, items: CollectionItem[]): NodeResult {
+function* runObjectNode(
+  pass: Pass,
+  run: FrameRun,
+  node: CompiledNode,
+  items: CollectionItem[],
+): Steps<NodeResult> {
   const rendered: { item: CollectionItem; obj: Record<string, unknown>; id: ObjectIdentity }[] = [];
   const seen = new Map<string, number>();
   for (const item of items) {
-    const obj = renderPayload(pass, node, itemVars(run.scope, item));
+    const obj = yield* renderPayload(pass, node, itemVars(run.scope, item));
     const id = identify(pass, node, obj, item.index);
     if ('held' in id) {
       // A dynamic type that is not served yet: the node is held, not ready, and publishes nothing (§15).
@@ -637,7 +700,7 @@ function runObjectNode(pass: Pass, run: FrameRun, node: CompiledNode, items: Col
       key: item.key,
       identity: id,
       observed: true,
-      ...itemReadiness(pass, node, value),
+      ...(yield* itemReadiness(pass, node, value)),
     });
   }
   if (node.kind === 'template') {
@@ -658,8 +721,8 @@ function runObjectNode(pass: Pass, run: FrameRun, node: CompiledNode, items: Col
   return summarise(result);
 }
 
-function runRef(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
-  const obj = renderPayload(pass, node, run.scope);
+function* runRef(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
+  const obj = yield* renderPayload(pass, node, run.scope);
   const apiVersion = obj.apiVersion;
   const kind = obj.kind;
   const metadata = asRecord(obj.metadata) ?? {};
@@ -667,44 +730,11 @@ function runRef(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
     throw new ExprStop('error', RuntimeCode.BadIdentity, 'ref has no apiVersion/kind', '', 'apiVersion');
   }
   const scope = resolveScope(pass, node, apiVersion, kind);
-  if ('held' in scope) {
-    return {
-      ...base(node, 'waiting'),
-      held: true,
-      reason: scope.held,
-      code: RuntimeCode.TypeNotServed,
-      pending: issue(node, RuntimeCode.TypeNotServed, scope.held),
-    };
-  }
+  if ('held' in scope) return heldResult(node, scope.held);
   const bySelector =
     node.refMode === 'selector' || node.refMode === 'selectorExpr' || metadata.selector !== undefined;
   if (bySelector) {
-    const check = toLabelSelector(toPlain(metadata.selector, 'metadata.selector'));
-    if (!check.ok) {
-      return errorResult(
-        node,
-        issue(node, RuntimeCode.InvalidSelector, `invalid selector: ${check.message}`, {
-          field: 'metadata.selector',
-        }),
-      );
-    }
-    const ns =
-      typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : undefined;
-    // An omitted namespace lists across all namespaces (§3.2); an empty result is an empty list, not pending.
-    const found = pass.input.observed.list(
-      apiVersion,
-      kind,
-      scope.namespaced ? ns : undefined,
-      check.selector,
-      node.path,
-    );
-    const value = found.map((o) => pass.host.fromJson(o, { apiVersion, kind }));
-    run.scope[node.id] = value;
-    const result: NodeResult = {
-      ...base(node, 'ready'),
-      items: [{ index: 0, key: '', observed: true, ...itemReadiness(pass, node, value) }],
-    };
-    return summarise(result);
+    return yield* readSelected(pass, run, node, { apiVersion, kind, namespaced: scope.namespaced }, metadata);
   }
   const name = metadata.name;
   if (typeof name !== 'string' || name === '') {
@@ -743,15 +773,89 @@ function runRef(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
         key: '',
         identity: identityOf(observed) ?? id,
         observed: true,
-        ...itemReadiness(pass, node, value),
+        ...(yield* itemReadiness(pass, node, value)),
       },
     ],
   };
   return summarise(result);
 }
 
+/**
+ * A selector read, shared by a selector `ref` and a `watch` (kro KREP-024): every object of the kind
+ * that matches, as a list. An omitted namespace lists across all namespaces (§3.2); an empty result is
+ * an empty list, not pending. `where` holds the authored `selector` and `namespace`.
+ */
+function* readSelected(
+  pass: Pass,
+  run: FrameRun,
+  node: CompiledNode,
+  type: { apiVersion: string; kind: string; namespaced: boolean },
+  where: Record<string, unknown>,
+  field = 'metadata.',
+): Steps<NodeResult> {
+  const { apiVersion, kind } = type;
+  const check = toLabelSelector(toPlain(where.selector, `${field}selector`));
+  if (!check.ok) {
+    return errorResult(
+      node,
+      issue(node, RuntimeCode.InvalidSelector, `invalid selector: ${check.message}`, {
+        field: `${field}selector`,
+      }),
+    );
+  }
+  const ns = typeof where.namespace === 'string' && where.namespace !== '' ? where.namespace : undefined;
+  const found = pass.input.observed.list(
+    apiVersion,
+    kind,
+    type.namespaced ? ns : undefined,
+    check.selector,
+    node.path,
+  );
+  const value = found.map((o) => pass.host.fromJson(o, { apiVersion, kind }));
+  run.scope[node.id] = value;
+  const result: NodeResult = {
+    ...base(node, 'ready'),
+    items: [{ index: 0, key: '', observed: true, ...(yield* itemReadiness(pass, node, value)) }],
+  };
+  return summarise(result);
+}
+
+/**
+ * A `watch` node (kro KREP-024): read-only, the list of objects matching its selector. The selector and
+ * namespace may sit at the top of the payload (kro's design) or under `metadata` (its RGD-as-Graph
+ * example); the compiler allows one place each.
+ */
+function* runWatch(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
+  const obj = yield* renderPayload(pass, node, run.scope);
+  const { apiVersion, kind } = obj;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
+    throw new ExprStop('error', RuntimeCode.BadIdentity, 'watch has no apiVersion/kind', '', 'apiVersion');
+  }
+  const scope = resolveScope(pass, node, apiVersion, kind);
+  if ('held' in scope) return heldResult(node, scope.held);
+  const metadata = asRecord(obj.metadata) ?? {};
+  const top = obj.selector !== undefined;
+  const where = {
+    selector: top ? obj.selector : metadata.selector,
+    namespace: obj.namespace ?? metadata.namespace,
+  };
+  const type = { apiVersion, kind, namespaced: scope.namespaced };
+  return yield* readSelected(pass, run, node, type, where, top ? '' : 'metadata.');
+}
+
+/** A node whose type is not served yet (§15): it waits, and keeps what it had. */
+function heldResult(node: CompiledNode, held: string): NodeResult {
+  return {
+    ...base(node, 'waiting'),
+    held: true,
+    reason: held,
+    code: RuntimeCode.TypeNotServed,
+    pending: issue(node, RuntimeCode.TypeNotServed, held),
+  };
+}
+
 /** An inline subgraph (§14.1): a child frame seeded with a copy of the parent scope. */
-function runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult {
+function* runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
   if (node.children === undefined) {
     return errorResult(
       node,
@@ -759,7 +863,7 @@ function runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult
     );
   }
   const child: FrameRun = { frame: node.children, scope: { ...run.scope }, states: new Map() };
-  runFrame(pass, child);
+  yield* runFrame(pass, child);
   // The graph node's value: its children's published values, addressed as ${graphId.childId…}.
   const value: Record<string, unknown> = {};
   for (const c of node.children.nodes) {
@@ -783,17 +887,17 @@ function runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): NodeResult
 }
 
 /** RGD status projection (§20.2): each field rendered on its own; pending fields are left out. */
-function projectStatus(
+function* projectStatus(
   pass: Pass,
   scope: Record<string, unknown>,
-): { status: Record<string, PlainValue>; errors: RuntimeIssue[] } {
+): Steps<{ status: Record<string, PlainValue>; errors: RuntimeIssue[] }> {
   const status: Record<string, PlainValue> = {};
   const errors: RuntimeIssue[] = [];
   for (const field of pass.compiled.rgd?.status ?? []) {
     if (field.path[0] === 'conditions') continue; // custom conditions: ./conditions.ts
     let value: unknown;
     try {
-      value = renderTree(pass.host, { t: 'expr', slot: field.slot }, scope);
+      value = yield* renderTree(pass.host, { t: 'expr', slot: field.slot }, scope);
     } catch (err) {
       if (err instanceof ExprStop) {
         if (err.kind === 'error') {

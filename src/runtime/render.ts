@@ -38,6 +38,12 @@ export const OMITTED: unique symbol = Symbol('omitted');
 
 export type Vars = Readonly<Record<string, unknown>>;
 
+/**
+ * The evaluation is written as generators that yield after every CEL expression, so a driver can
+ * return to the event loop between expressions (./engine.ts `evaluateSliced`); `evaluate` drains them.
+ */
+export type Steps<T> = Generator<undefined, T, undefined>;
+
 export function formatPath(path: FieldPath): string {
   let out = '';
   for (const step of path) {
@@ -102,7 +108,7 @@ function stopFor(failure: ExprFailure, expr: CompiledExpr, path: FieldPath, vars
 }
 
 /** Evaluates one expression; unbound root references are data pending without calling CEL. */
-export function evalExpr(host: EngineHost, expr: CompiledExpr, path: FieldPath, vars: Vars): unknown {
+export function* evalExpr(host: EngineHost, expr: CompiledExpr, path: FieldPath, vars: Vars): Steps<unknown> {
   for (const ref of expr.refs) {
     if (ref.kind === 'iterator' || ref.kind === 'each') continue;
     if (!Object.hasOwn(vars, ref.name)) {
@@ -121,6 +127,7 @@ export function evalExpr(host: EngineHost, expr: CompiledExpr, path: FieldPath, 
     }
   }
   const outcome = host.evaluate(expr.cel, vars);
+  yield;
   if (!outcome.ok) return stopThrow(stopFor(outcome.failure, expr, path, vars));
   return outcome.value;
 }
@@ -130,7 +137,7 @@ function stopThrow(stop: ExprStop): never {
 }
 
 /** Evaluates a standalone slot (includeWhen, readyWhen, forEach, or a whole field). */
-export function evalStandalone(host: EngineHost, slot: ExprSlot, vars: Vars): unknown {
+export function* evalStandalone(host: EngineHost, slot: ExprSlot, vars: Vars): Steps<unknown> {
   const expr = slot.parts[0];
   if (slot.mode !== 'standalone' || slot.parts.length !== 1 || typeof expr !== 'object') {
     throw new ExprStop(
@@ -141,13 +148,13 @@ export function evalStandalone(host: EngineHost, slot: ExprSlot, vars: Vars): un
       formatPath(slot.path),
     );
   }
-  return evalExpr(host, expr, slot.path, vars);
+  return yield* evalExpr(host, expr, slot.path, vars);
 }
 
 /** Evaluates a slot in a payload: standalone (any type; omit/optional honoured) or string template. */
-export function evalSlot(host: EngineHost, slot: ExprSlot, vars: Vars): unknown {
+export function* evalSlot(host: EngineHost, slot: ExprSlot, vars: Vars): Steps<unknown> {
   if (slot.mode === 'standalone') {
-    const v = evalStandalone(host, slot, vars);
+    const v = yield* evalStandalone(host, slot, vars);
     if (host.isOmit(v)) return OMITTED;
     return isOptionalValue(v) ? unwrapOptional(v) : v;
   }
@@ -157,7 +164,7 @@ export function evalSlot(host: EngineHost, slot: ExprSlot, vars: Vars): unknown 
       out += part;
       continue;
     }
-    const v = evalExpr(host, part, slot.path, vars);
+    const v = yield* evalExpr(host, part, slot.path, vars);
     if (typeof v !== 'string') {
       const expression = '${' + part.cel + '}';
       const field = formatPath(slot.path);
@@ -190,19 +197,19 @@ export function describe(v: unknown): string {
  * Renders a value tree. `onPending` (status projection) decides what a pending slot becomes: by
  * default the whole rendering stops; with `dropPending` the slot is left out like `omit()`.
  */
-export function renderTree(
+export function* renderTree(
   host: EngineHost,
   node: ValueNode,
   vars: Vars,
   options: { dropPending?: boolean; onDropped?: (stop: ExprStop) => void } = {},
-): unknown | typeof OMITTED {
+): Steps<unknown | typeof OMITTED> {
   switch (node.t) {
     case 'literal':
       return host.fromJson(node.value);
     case 'expr':
       if (options.dropPending === true) {
         try {
-          return evalSlot(host, node.slot, vars);
+          return yield* evalSlot(host, node.slot, vars);
         } catch (err) {
           if (err instanceof ExprStop && err.kind === 'pending') {
             options.onDropped?.(err);
@@ -211,11 +218,11 @@ export function renderTree(
           throw err;
         }
       }
-      return evalSlot(host, node.slot, vars);
+      return yield* evalSlot(host, node.slot, vars);
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [k, child] of node.entries) {
-        const v = renderTree(host, child, vars, options);
+        const v = yield* renderTree(host, child, vars, options);
         if (v !== OMITTED) out[k] = v;
       }
       return out;
@@ -223,7 +230,7 @@ export function renderTree(
     case 'list': {
       const out: unknown[] = [];
       for (const child of node.items) {
-        const v = renderTree(host, child, vars, options);
+        const v = yield* renderTree(host, child, vars, options);
         if (v !== OMITTED) out.push(v);
       }
       return out;

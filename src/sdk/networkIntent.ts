@@ -112,7 +112,7 @@ export function intentRule(
     peer = { type: 'fqdn', fqdn: p.fqdn as string };
   } else if ('service' in p) {
     const svc = nodeOf(p.service);
-    if (!svc || svc.kind !== 'Service' || svc.apiVersion !== 'v1')
+    if (svc?.kind !== 'Service' || svc.apiVersion !== 'v1')
       return bad('service must be a v1 Service resource');
     const resolved = servicePeer(svc) ?? bad(`Service ${svc.label} has no selector`);
     peer = resolved.peer;

@@ -1,5 +1,6 @@
 import { type Environment, Optional } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { chargeCost } from '../limits.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
 import { ensureNamespace } from './namespaces.ts';
@@ -27,6 +28,7 @@ export function jsonUnmarshal(text: string): unknown {
     );
   }
   const check = (v: unknown): void => {
+    chargeCost(1);
     if (typeof v === 'number' && !Number.isFinite(v)) {
       throw celError('json.unmarshal failed to parse JSON: number out of range for float64');
     }
@@ -42,6 +44,8 @@ const HEX = '0123456789abcdef';
 const GO_ZERO_TIME = Date.parse('0001-01-01T00:00:00Z');
 
 function quoteJson(s: string): string {
+  // Character by character: charged before, at code-point speed (../costs.ts).
+  chargeCost(Math.ceil(s.length / 8));
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0) ?? 0;
@@ -119,7 +123,10 @@ export function jsonMarshal(value: unknown): string {
   }
   if (value instanceof Optional) return value.hasValue() ? jsonMarshal(value.value()) : 'null';
   if (isOmit(value)) return '{}';
-  if (Array.isArray(value)) return `[${value.map(jsonMarshal).join(',')}]`;
+  if (Array.isArray(value)) {
+    chargeCost(value.length);
+    return `[${value.map(jsonMarshal).join(',')}]`;
+  }
   if (isCelMap(value)) {
     const entries = mapEntries(value).map(([k, v]) => {
       if (typeof k !== 'string') {
@@ -127,6 +134,7 @@ export function jsonMarshal(value: unknown): string {
       }
       return [k, v] as const;
     });
+    chargeCost(entries.length * Math.ceil(Math.log2(entries.length + 1)));
     entries.sort((a, b) => compareStrings(a[0], b[0]));
     return `{${entries.map(([k, v]) => `${quoteJson(k)}:${jsonMarshal(v)}`).join(',')}}`;
   }

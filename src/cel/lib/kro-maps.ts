@@ -1,4 +1,5 @@
 import type { Environment } from '@marcbachmann/cel-js';
+import { chargeCost } from '../limits.ts';
 import type { CelLibrary } from './library.ts';
 import { type CelMap, isCelMap, mapEntries } from './values.ts';
 
@@ -24,6 +25,8 @@ export function mergeMaps(left: CelMap, right: CelMap): Record<string, unknown> 
 
 export function deepMergeMaps(left: CelMap, right: CelMap): Record<string, unknown> {
   const out = toRecord(left);
+  // Nested levels are charged as they are merged (the cost model charged the top level).
+  chargeCost(Object.keys(out).length);
   for (const [key, value] of mapEntries(right)) {
     const k = String(key);
     const existing = Object.hasOwn(out, k) ? out[k] : undefined;

@@ -1,4 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
+import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { chargeCost, checkListLength } from '../limits.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
 import { ensureNamespace } from './namespaces.ts';
@@ -23,11 +25,18 @@ function slice(list: unknown[], start: bigint, end: bigint): unknown[] {
 function flatten(list: unknown[], depth: bigint): unknown[] {
   if (depth < 0n) throw celError('level must be non-negative');
   const out: unknown[] = [];
+  flattenInto(out, list, depth);
+  return out;
+}
+
+/** Nested lists are charged per element as they are copied, and the output is size-checked as it grows. */
+function flattenInto(out: unknown[], list: readonly unknown[], depth: bigint): void {
+  chargeCost(list.length);
+  checkListLength(out.length + list.length);
   for (const item of list) {
-    if (Array.isArray(item) && depth > 0n) out.push(...flatten(item, depth - 1n));
+    if (Array.isArray(item) && depth > 0n) flattenInto(out, item, depth - 1n);
     else out.push(item);
   }
-  return out;
 }
 
 /**
@@ -53,19 +62,63 @@ export function sortList<T>(list: readonly T[]): T[] {
   return sortByKeys(list, list);
 }
 
+/**
+ * A key under which CEL-equal scalars coincide (1 == 1.0 == 1u; NaN equals nothing), or undefined for
+ * values that need celEquals (lists, maps, bytes, timestamps, …).
+ */
+function scalarKey(item: unknown): string | undefined {
+  if (typeof item === 'string') return `s${item}`;
+  if (typeof item === 'boolean') return item ? 't' : 'f';
+  if (typeof item === 'bigint') return `n${item}`;
+  if (item instanceof UnsignedInt) return `n${item.value}`;
+  if (typeof item === 'number') {
+    if (Number.isNaN(item)) return undefined;
+    return Number.isInteger(item) ? `n${BigInt(item)}` : `d${item}`;
+  }
+  return undefined;
+}
+
+/**
+ * First occurrences in order. Scalars are hashed (linear: the 100,000-element `lists.range(…)
+ * .distinct()` that took minutes when every element was compared with every kept one); other values
+ * are compared with the kept non-scalars, each comparison charged before it runs.
+ */
 function distinct(list: unknown[]): unknown[] {
   const out: unknown[] = [];
-  const seenPrimitive = new Set<unknown>();
+  const seen = new Set<string>();
+  const others: unknown[] = [];
   for (const item of list) {
-    if (typeof item === 'string' || typeof item === 'boolean') {
-      if (seenPrimitive.has(item)) continue;
-      seenPrimitive.add(item);
+    const key = scalarKey(item);
+    if (key !== undefined) {
+      if (seen.has(key)) continue;
+      seen.add(key);
       out.push(item);
-    } else if (!out.some((x) => celEquals(x, item))) {
+      continue;
+    }
+    if (typeof item === 'number') {
+      out.push(item); // NaN
+      continue;
+    }
+    let found = false;
+    for (const x of others) {
+      chargeCost(1 + sizeOfShallow(item));
+      if (celEquals(x, item)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      others.push(item);
       out.push(item);
     }
   }
   return out;
+}
+
+function sizeOfShallow(v: unknown): number {
+  if (Array.isArray(v) || v instanceof Uint8Array) return v.length;
+  if (v !== null && typeof v === 'object') return Object.keys(v).length;
+  return 0;
 }
 
 const ORDERABLE = new Set([
@@ -82,6 +135,8 @@ const ORDERABLE = new Set([
 function range(n: bigint): bigint[] {
   if (n < 0n) throw celError(`lists.range: size must be non-negative, got ${n}`);
   if (n > 10_000_000n) throw celError(`lists.range: size ${n} exceeds maximum allowed (10000000)`);
+  // Before allocating (the cost model has charged n already).
+  checkListLength(Number(n));
   const out: bigint[] = [];
   for (let i = 0n; i < n; i++) out.push(i);
   return out;

@@ -61,6 +61,10 @@ export class Quantity {
   static parse(s: string): Quantity {
     if (s === '') throw celError(FORMAT_ERROR);
     if (s === '0') return new Quantity(0n, 0, false, 'DecimalSI');
+    // The same language without the ambiguity between the digit groups, which made a failing match
+    // backtrack quadratically (a long digit string with a bad suffix).
+    if (!/^[+-]?[0-9]*(?:\.[0-9]*)?(?:[eEinumkKMGTP]+[-+]?[0-9]*|[-+][0-9]*)?$/.test(s))
+      throw celError(FORMAT_ERROR);
     const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*)([-+]?[0-9]*)$/.exec(s);
     if (!m) throw celError(FORMAT_ERROR);
     const negative = m[1] === '-';

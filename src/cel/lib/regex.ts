@@ -1,6 +1,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { overrideBuiltin } from '../engineOverrides.ts';
+import { checkListLength } from '../limits.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
 
@@ -42,6 +43,8 @@ export function findAll(s: string, pattern: string, limit: bigint): string[] {
   let prevEnd = -1;
   while (pos <= s.length && (limit < 0n || BigInt(out.length) < limit)) {
     if (!m.find(pos)) break;
+    // The list limit applies while the list grows, not only to the finished list.
+    checkListLength(out.length + 1);
     const start = m.start();
     const end = m.end();
     if (end === start) {

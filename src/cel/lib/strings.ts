@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { overrideBuiltin } from '../engineOverrides.ts';
+import { chargeCost, checkStringLength } from '../limits.ts';
 import { celError } from './errors.ts';
 import type { CelLibrary } from './library.ts';
 import { ensureNamespace } from './namespaces.ts';
@@ -13,28 +14,74 @@ import { ensureNamespace } from './namespaces.ts';
 
 const runes = (s: string): string[] => Array.from(s);
 
+/** Code points of `s` before UTF-16 offset `unit` (a surrogate pair counts once). */
+function runesBefore(s: string, unit: number): number {
+  let n = 0;
+  for (let i = 0; i < unit; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < unit) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** UTF-16 offset of code point `rune` of `s`. */
+function unitOfRune(s: string, rune: number): number {
+  let i = 0;
+  for (let n = 0; n < rune && i < s.length; n++) {
+    const c = s.charCodeAt(i);
+    const d = s.charCodeAt(i + 1);
+    i += c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+  }
+  return i;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Code-point index search with the native (linear) UTF-16 search: for a well-formed pattern a UTF-16
+ * match always starts on a code-point boundary. A pattern with lone surrogates takes the rune-by-rune
+ * path, which is O(n·m) and charged as such before it runs.
+ */
 function indexOfOffset(str: string, sub: string, offset: bigint): bigint {
   if (sub === '') return offset;
-  const rs = runes(str);
-  const subs = runes(sub);
-  if (offset < 0n || offset >= BigInt(rs.length)) throw celError(`index out of range: ${offset}`);
-  for (let i = Number(offset); i < rs.length - (subs.length - 1); i++) {
-    if (subs.every((r, j) => rs[i + j] === r)) return BigInt(i);
+  const len = runesBefore(str, str.length);
+  if (offset < 0n || offset >= BigInt(len)) throw celError(`index out of range: ${offset}`);
+  if (LONE_SURROGATE.test(sub)) {
+    const rs = runes(str);
+    const subs = runes(sub);
+    chargeCost(Math.ceil((rs.length * subs.length) / 8));
+    for (let i = Number(offset); i < rs.length - (subs.length - 1); i++) {
+      if (subs.every((r, j) => rs[i + j] === r)) return BigInt(i);
+    }
+    return -1n;
   }
-  return -1n;
+  const at = str.indexOf(sub, unitOfRune(str, Number(offset)));
+  return at === -1 ? -1n : BigInt(runesBefore(str, at));
 }
 
 function lastIndexOfOffset(str: string, sub: string, offset: bigint): bigint {
   if (sub === '') return offset;
-  const rs = runes(str);
-  const subs = runes(sub);
-  if (offset < 0n || offset >= BigInt(rs.length)) throw celError(`index out of range: ${offset}`);
+  const len = runesBefore(str, str.length);
+  if (offset < 0n || offset >= BigInt(len)) throw celError(`index out of range: ${offset}`);
+  const subLen = runesBefore(sub, sub.length);
   let off = Number(offset);
-  if (off > rs.length - subs.length) off = rs.length - subs.length;
-  for (let i = off; i >= 0; i--) {
-    if (subs.every((r, j) => rs[i + j] === r)) return BigInt(i);
+  if (off > len - subLen) off = len - subLen;
+  if (off < 0) return -1n;
+  if (LONE_SURROGATE.test(sub)) {
+    const rs = runes(str);
+    const subs = runes(sub);
+    chargeCost(Math.ceil((rs.length * subs.length) / 8));
+    for (let i = off; i >= 0; i--) {
+      if (subs.every((r, j) => rs[i + j] === r)) return BigInt(i);
+    }
+    return -1n;
   }
-  return -1n;
+  const at = str.lastIndexOf(sub, unitOfRune(str, off));
+  return at === -1 ? -1n : BigInt(runesBefore(str, at));
 }
 
 /** Without an offset, a pattern longer than the string is simply absent (cel-spec: ''.lastIndexOf('@@') == -1). */
@@ -72,6 +119,8 @@ export function goReplace(s: string, old: string, rep: string, n: bigint): strin
   else for (let i = s.indexOf(old); i !== -1; i = s.indexOf(old, i + old.length)) count++;
   if (count === 0) return s;
   const limit = n < 0n || BigInt(count) < n ? count : Number(n);
+  // Before building: `''.replace('', …)` style inputs can multiply the length.
+  checkStringLength(s.length + limit * (rep.length - old.length));
   let out = '';
   let start = 0;
   for (let i = 0; i < limit; i++) {

@@ -19,6 +19,8 @@ export interface ApplyState {
   uids: Map<string, string>;
   conflicts: string[];
   hardError?: string;
+  /** The condition reason for `hardError` when it is not an apply failure (`ExpressionError`). */
+  hardReason?: string;
   /** A read the owner's identity may not do (ReadForbidden): nothing was written. */
   forbidden?: string;
   /** An apply of this pass changed an object (created it or moved its resourceVersion). */

@@ -47,7 +47,8 @@ export interface ConvergeInput {
   namespace: string;
   /** Accumulates what every pass read (event routing). */
   interest: Interest;
-  evaluate: (observed: ObservedState) => EvaluationResult;
+  /** One engine pass; the Graph controller's is asynchronous (it yields to the event loop, issue #10). */
+  evaluate: (observed: ObservedState) => EvaluationResult | Promise<EvaluationResult>;
   stamp: Stamp;
   /** UID naming the per-patch-node managers. */
   patchOwner: string;
@@ -80,7 +81,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     const passInterest = newInterest();
     const ledger = newReadLedger();
     const cache = watches.view(passInterest);
-    result = input.evaluate(input.reads ? input.reads.guard(cache, ledger) : cache);
+    result = await input.evaluate(input.reads ? input.reads.guard(cache, ledger) : cache);
     for (const g of passInterest.gets) interest.gets.add(g);
     for (const l of passInterest.lists) interest.lists.add(l);
     if (input.reads && ledger.denied.length > 0) {
@@ -102,6 +103,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     }
     if (result.errors.length > 0) {
       state.hardError = result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; ');
+      state.hardReason = 'ExpressionError';
       break;
     }
     desired = desiredTemplates(result, input.stamp);

@@ -30,6 +30,7 @@ import {
   slotLocations,
   slotsWithErrors,
 } from './state.ts';
+import { watchSelectorIsExpr } from './watch.ts';
 import { entryOf, get } from './yamlAccess.ts';
 
 export function compileFrame(s: CompilerState, frame: FrameDraft): void {
@@ -75,6 +76,9 @@ export function compileNodeExpressions(s: CompilerState, d: Draft): void {
     const meta = get(d.payload, 'metadata');
     const sel = get(meta, 'selector');
     compiled.refMode = !sel ? 'name' : sel.t === 'scalar' ? 'selectorExpr' : 'selector';
+  }
+  if (d.kind === 'watch' && d.payload?.t === 'map') {
+    compiled.refMode = watchSelectorIsExpr(d.payload) ? 'selectorExpr' : 'selector';
   }
 
   // forEach: standalone, no omit, may not reference iterators.

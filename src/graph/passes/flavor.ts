@@ -23,13 +23,14 @@ export const GRAPH_FLAVOR: Flavor = {
   source: 'Graph',
   rgd: false,
   listKey: 'nodes',
-  kindFields: ['template', 'ref', 'def', 'graph', 'patch'],
+  kindFields: ['template', 'ref', 'watch', 'def', 'graph', 'patch'],
   idPattern: GRAPH_ID,
   reserved: GRAPH_RESERVED,
   allowedFields: new Set([
     'id',
     'template',
     'ref',
+    'watch',
     'def',
     'graph',
     'patch',
@@ -59,6 +60,7 @@ const KROP_RGD_FLAVOR: Flavor = {
 export const MODIFIERS: Record<NodeKind, { includeWhen: boolean; readyWhen: boolean; forEach: boolean }> = {
   template: { includeWhen: true, readyWhen: true, forEach: true },
   ref: { includeWhen: true, readyWhen: true, forEach: false },
+  watch: { includeWhen: true, readyWhen: true, forEach: false },
   externalRef: { includeWhen: true, readyWhen: true, forEach: true /* rejected with its own rule */ },
   def: { includeWhen: true, readyWhen: true, forEach: true },
   patch: { includeWhen: true, readyWhen: false, forEach: true },

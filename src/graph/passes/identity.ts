@@ -7,6 +7,7 @@ import { GraphCode } from '../codes.ts';
 import type { YEntry, YMap } from '../yamlTree.ts';
 import { isStandalone } from './expressions.ts';
 import { type CompilerState, type Draft, nodePath } from './state.ts';
+import { readWatch } from './watch.ts';
 import { entryOf, str } from './yamlAccess.ts';
 
 const PATCH_FORBIDDEN_METADATA = ['ownerReferences', 'finalizers', 'deletionTimestamp', 'uid'];
@@ -76,6 +77,8 @@ export function readIdentity(s: CompilerState, d: Draft, p: YMap): void {
         );
       }
     }
+  } else if (d.kind === 'watch') {
+    /* no name: checked by readWatch below, once the kind's scope is known */
   } else if (!nameE || str(nameE.value) === undefined || str(nameE.value) === '') {
     ctx.error(GraphCode.MissingName, `${d.kind} requires metadata.name`, {
       node,
@@ -102,6 +105,10 @@ export function readIdentity(s: CompilerState, d: Draft, p: YMap): void {
         },
       );
     }
+  }
+  if (d.kind === 'watch') {
+    readWatch(s, d, p);
+    return;
   }
   const scope = d.info?.scope;
   if (scope === 'Cluster' && nsE && (d.kind === 'template' || d.kind === 'patch' || isRef)) {

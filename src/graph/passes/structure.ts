@@ -172,9 +172,11 @@ export function readNode(s: CompilerState, d: Draft): void {
       const msg =
         mod === 'forEach' && d.kind === 'ref'
           ? 'forEach is not supported on ref nodes; use metadata.selector to read many objects'
-          : mod === 'readyWhen' && d.kind === 'patch'
-            ? 'readyWhen is not supported on patch nodes: a patch publishes no value; add a ref to the target and put readyWhen there'
-            : `${mod} is not supported on ${d.kind} nodes${d.kind === 'graph' ? '; put modifiers on the inner nodes' : ''}`;
+          : mod === 'forEach' && d.kind === 'watch'
+            ? 'forEach is not supported on watch nodes: a watch already reads a list; fan out over it in the node that uses it'
+            : mod === 'readyWhen' && d.kind === 'patch'
+              ? 'readyWhen is not supported on patch nodes: a patch publishes no value; add a ref to the target and put readyWhen there'
+              : `${mod} is not supported on ${d.kind} nodes${d.kind === 'graph' ? '; put modifiers on the inner nodes' : ''}`;
       ctx.error(GraphCode.ModifierNotAllowed, msg, { node, segs: [...d.segs, mod], at: { pos: e.keyPos } });
       if (mod === 'forEach' && d.kind !== 'graph') readForEach(s, d, e);
       continue;

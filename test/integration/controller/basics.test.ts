@@ -256,7 +256,7 @@ describe('Graph controller basics', () => {
     assert.deepEqual((await getCm(client, ns, 'pend-copy'))?.data, { v: 'b' });
   });
 
-  it('a genuine CEL error at run time aborts the pass (ApplyFailed) and prunes nothing', async () => {
+  it('a genuine CEL error at run time aborts the pass (ExpressionError, not ApplyFailed) and prunes nothing', async () => {
     await applyGraph(
       client,
       graph(ns, 'cerr', [
@@ -273,7 +273,7 @@ describe('Graph controller basics', () => {
         { id: 'second', template: cm('cerr-second', { v: '${string(int(cfg.s) + 1)}' }) },
       ]),
     );
-    const failed = await waitCondition(client, ns, 'cerr', 'ResourcesConverged', 'False', 'ApplyFailed');
+    const failed = await waitCondition(client, ns, 'cerr', 'ResourcesConverged', 'False', 'ExpressionError');
     assert.match(conditionOf(failed, 'ResourcesConverged')?.message ?? '', /node second/);
     assert.ok(await getCm(client, ns, 'cerr-first'), 'nothing is pruned by an aborted pass');
     assert.equal(await getCm(client, ns, 'cerr-second'), undefined);

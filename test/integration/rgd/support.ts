@@ -8,7 +8,7 @@ import { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
-import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
+import { sharedControlPlane, type TestControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import {
   adminClient,
   type Cond,
@@ -38,14 +38,22 @@ export interface RgdFixture {
   controller: RgdController;
 }
 
-/** A controller on its own client (own request counters) for RGDs labelled `suite`, instances in `ns`. */
+/**
+ * A controller on its own client (own request counters) for RGDs labelled `suite`, instances in `ns`;
+ * on the shared plane unless `opts.plane` names another (e.g. one that runs workloads).
+ */
 export async function startRgdController(
   suite: string,
   ns: string,
-  opts: { concurrency?: number; deleteCrds?: boolean } = {},
+  opts: { concurrency?: number; deleteCrds?: boolean; plane?: TestControlPlane } = {},
 ): Promise<RgdController> {
-  await ensureRgdCrd();
-  const cp = await sharedControlPlane();
+  const cp = opts.plane ?? (await sharedControlPlane());
+  if (opts.plane === undefined) await ensureRgdCrd();
+  else {
+    const admin = new Client(cp.kc);
+    await installRgdCrd(admin);
+    admin.close();
+  }
   const controller = new RgdController({
     client: new Client(cp.kc),
     rgdSelector: `${SUITE_LABEL}=${suite}`,

@@ -1,0 +1,40 @@
+import { FUNCTION_COSTS, OPERATOR_COSTS, producedCost, scanCost } from './costs.ts';
+import { decorateHandlers, type Handler, type HandlerDeclaration } from './engineOverrides.ts';
+import { chargeCost, checkProduced, hasActiveBudget } from './limits.ts';
+
+/**
+ * Installs the cost model (./costs.ts) on every function and operator of the engine, built-in or
+ * ours: each handler is wrapped so that, while a budget is active, the call's cost is charged before
+ * the handler runs, and what it produced is charged and size-checked (lists, strings, maps) before
+ * anything uses it. Without an active budget (trusted callers) the wrapper only forwards the call.
+ * Macros (comprehensions, `has`, `cel.bind`, `or`) are not calls: their steps are counted by the
+ * instrumented evaluator (./limits.ts).
+ */
+export function installCostModel(): void {
+  decorateHandlers((decl: HandlerDeclaration): Handler => {
+    const rule =
+      decl.operator !== undefined ? OPERATOR_COSTS[decl.operator] : FUNCTION_COSTS[decl.name ?? ''];
+    // A function without an entry (a library added later) is charged by the size of its arguments;
+    // test/unit/cel/costs.test.ts makes sure every function of the environment has its own entry.
+    const cost =
+      rule?.cost ?? ((args: readonly unknown[]) => 1 + args.reduce<number>((n, a) => n + scanCost(a), 0));
+    const original = decl.handler as (this: unknown, ...args: unknown[]) => unknown;
+    return function charged(this: unknown, ...args: unknown[]): unknown {
+      if (!hasActiveBudget()) return original.apply(this, args);
+      // The evaluator already counted one step for the call node: that step pays the formula's "1 +".
+      const units = cost(args) - 1;
+      if (units > 0) chargeCost(units);
+      const result = original.apply(this, args);
+      // Returning (part of) an argument produces nothing new.
+      if (
+        result !== null &&
+        (typeof result === 'object' || typeof result === 'string') &&
+        !args.includes(result)
+      ) {
+        chargeCost(producedCost(result));
+        checkProduced(result);
+      }
+      return result;
+    } as Handler;
+  });
+}
