@@ -77,7 +77,8 @@ export function registerControllerCommand(program: Command): void {
       const rgdConcurrency = Number(opts.rgdConcurrency);
       if (!Number.isInteger(rgdConcurrency) || rgdConcurrency < 1)
         throw new Error('--rgd-concurrency must be a positive integer');
-      if (!opts.graphs && !opts.rgds) throw new Error('--no-graphs and --no-rgds leave nothing to do');
+      if (!opts.graphs && !opts.rgds && !opts.planes)
+        throw new Error('--no-graphs and --no-rgds leave nothing to do');
       const graphs = opts.graphs
         ? new GraphController({
             client,
@@ -110,7 +111,7 @@ export function registerControllerCommand(program: Command): void {
       if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
-        metrics: graphs?.metrics ?? (rgds as RgdController).metrics,
+        metrics: graphs?.metrics ?? rgds?.metrics,
         ready: () => (graphs?.ready() ?? true) && (rgds?.ready() ?? true) && (planes?.ready() ?? true),
         start: async () => {
           await graphs?.start();
@@ -129,7 +130,7 @@ export function registerControllerCommand(program: Command): void {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => controller.metrics.render(),
+            metrics: () => controller.metrics?.render() ?? '',
             ...(same
               ? {
                   healthy: () => true,

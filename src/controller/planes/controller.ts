@@ -483,6 +483,11 @@ export class PlanesController {
           running,
         );
         entries.push(res.status);
+        if (!res.status.served)
+          this.log.info(
+            { cluster: name, blueprint: bp.name, reason: res.status.reason, message: res.status.message },
+            'not served',
+          );
         if (res.loop && res.loop !== running) {
           if (running) await running.informer.stop();
           this.loops.set(key, res.loop);
@@ -494,6 +499,7 @@ export class PlanesController {
           await running.informer.stop();
         }
       } catch (e) {
+        this.log.warn({ cluster: name, blueprint: bp.name, err: errorMessage(e) }, 'serving failed');
         entries.push({
           name: bp.name,
           exportedAPI: bp.exportName,

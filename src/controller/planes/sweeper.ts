@@ -45,6 +45,11 @@ export class Sweeper {
     this.deps = deps;
   }
 
+  /** The same sweeper on another clock (tests inject one, planes.md §19). */
+  withClock(now: () => Date, startedAt: Date): Sweeper {
+    return new Sweeper({ ...this.deps, now, startedAt });
+  }
+
   start(): void {
     this.timer = setInterval(() => {
       this.running ??= this.sweep()

@@ -187,12 +187,13 @@ export const FAST: Partial<PlaneTimings> = {
 
 export async function startController(
   p: Planes,
-  opts: { host?: boolean; timings?: Partial<PlaneTimings> } = {},
+  opts: { host?: boolean; timings?: Partial<PlaneTimings>; now?: () => Date } = {},
 ): Promise<PlanesController> {
   const controller = new PlanesController({
     client: new RestClient(p.management.cp.kc),
     ...(opts.host === false ? {} : { host: new RestClient(p.host.cp.kc) }),
     namespace: CONTROLLER_NS,
+    ...(opts.now ? { now: opts.now } : {}),
     timings: { ...FAST, ...(opts.timings ?? {}) },
     log: process.env.KGRAPH_TEST_LOG_FILE
       ? pino(
