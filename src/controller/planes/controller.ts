@@ -151,7 +151,6 @@ export class PlanesController {
     });
     this.blueprintInformer = new Informer(this.client, {
       target: { apiVersion: KROP_API_VERSION, plural: BLUEPRINT_PLURAL },
-      resyncMs: this.timings.resyncMs,
     });
     this.blueprintInformer.addHandlers({
       add: (o) => this.blueprintQueue.add(o.metadata.name ?? ''),
@@ -172,7 +171,6 @@ export class PlanesController {
     });
     this.clusterInformer = new Informer(this.client, {
       target: { apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL },
-      resyncMs: this.timings.resyncMs,
     });
     this.clusterInformer.addHandlers({
       add: (o) => this.clusterQueue.add(o.metadata.name ?? ''),

@@ -62,6 +62,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
   let p: Planes;
   let controller: PlanesController | undefined;
   const ids: string[] = [];
+  let exportName = '';
   const uids: string[] = [];
   const later = () => new Date(Date.now() + 10 * STALE);
   const sweeper = () => {
@@ -102,16 +103,10 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     );
     for (const c of p.consumers) {
       await apply(c.admin, ns('ns-a'));
-      await grant(
-        c,
-        `gcdemos.${GROUP}`,
-        { group: GROUP, plural: 'gcdemos' },
-        (b.status as { claims: never }).claims,
-        {
-          serve: true,
-          claims: true,
-        },
-      );
+      const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
+      exportName = exportedAPI;
+      const plural = exportedAPI.slice(0, exportedAPI.indexOf('.'));
+      await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
     }
     for (const c of p.consumers) {
       const o = await eventually(
@@ -202,7 +197,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     await c.admin.delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
-      name: `kgraph-gcdemos.${GROUP}-serve`,
+      name: `kgraph-${exportName}-serve`,
     });
     await eventually(
       'ServingNotGranted',

@@ -76,7 +76,15 @@ describe('planes: no host cluster configured', () => {
     await apply(
       p.management.admin,
       bp('hostread', 'HostRead', [
-        { id: 'hostRef', target: 'host', externalRef: cmT('${schema.spec.name}-ext', 'default') },
+        {
+          id: 'hostRef',
+          target: 'host',
+          externalRef: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${schema.spec.name}-ext', namespace: 'default' },
+          },
+        },
         { id: 'independent', template: cmT('${schema.spec.name}-ind') },
       ]),
     );
