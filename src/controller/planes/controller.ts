@@ -62,6 +62,11 @@ interface ClusterState {
   secretVersion?: string;
   verified: boolean;
   reachable: boolean;
+  /**
+   * The credentials still authenticate but may no longer read kube-system (the serving role was
+   * revoked): consent is withdrawn, so the sweeper may treat a forbidden instance GET as gone (§13.4).
+   */
+  withdrawn?: boolean;
 }
 
 export class PlanesController {
@@ -309,12 +314,22 @@ export class PlanesController {
     return out;
   }
 
-  private connectionFor(clusterID: string): { conn?: Connection; reachable: boolean; verified: boolean } {
+  private connectionFor(clusterID: string): {
+    conn?: Connection;
+    reachable: boolean;
+    verified: boolean;
+    withdrawn: boolean;
+  } {
     for (const s of this.clusters.values()) {
       if (s.conn?.clusterID === clusterID)
-        return { conn: s.conn, reachable: s.reachable, verified: s.verified };
+        return {
+          conn: s.conn,
+          reachable: s.reachable,
+          verified: s.verified,
+          withdrawn: s.withdrawn === true,
+        };
     }
-    return { reachable: false, verified: false };
+    return { reachable: false, verified: false, withdrawn: false };
   }
 
   private async reconcileCluster(name: string): Promise<{ requeueAfterMs: number } | undefined> {
@@ -399,10 +414,12 @@ export class PlanesController {
     if (uid === '') {
       connected.client.close();
       state.verified = false;
+      state.withdrawn = true;
       await this.stopCluster(name, false);
       const msg = 'cannot read the kube-system namespace: grant the serving role';
       await this.writeClusterStatus(cc, {
         identity: connected.identity,
+        blueprints: [],
         conditions: conds(
           ['True', 'Connected', 'connected'],
           ['False', 'IdentityUnreadable', msg],
@@ -414,10 +431,12 @@ export class PlanesController {
     if (spec.kubeSystemUID && spec.kubeSystemUID !== uid) {
       connected.client.close();
       state.verified = false;
+      state.withdrawn = false;
       await this.stopCluster(name, false);
       const msg = `the kube-system namespace UID is ${uid}, registered ${spec.kubeSystemUID}: register the cluster anew`;
       await this.writeClusterStatus(cc, {
         identity: connected.identity,
+        blueprints: [],
         conditions: conds(
           ['True', 'Connected', 'connected'],
           ['False', 'ClusterIdentityChanged', msg],
@@ -459,6 +478,7 @@ export class PlanesController {
       state.secretVersion = kubeconfig.version;
     }
     state.verified = true;
+    state.withdrawn = false;
     const conn = state.conn;
 
     // Serve every selected blueprint; stop the others.

@@ -23,7 +23,12 @@ export interface SweeperDeps {
   startedAt: Date;
   registeredClusterIDs: () => Set<string>;
   publishedExports: () => Set<string>;
-  connectionFor: (clusterID: string) => { conn?: Connection; reachable: boolean; verified: boolean };
+  connectionFor: (clusterID: string) => {
+    conn?: Connection;
+    reachable: boolean;
+    verified: boolean;
+    withdrawn: boolean;
+  };
   blueprintForExport: (exportName: string) => PublishedBlueprint | undefined;
 }
 
@@ -109,7 +114,8 @@ export class Sweeper {
     if (!this.deps.registeredClusterIDs().has(record.clusterID)) return 'swept';
     if (!record.exportName || !this.deps.publishedExports().has(record.exportName)) return 'swept';
     const c = this.deps.connectionFor(record.clusterID);
-    if (!c.conn || !c.reachable || !c.verified) return 'kept';
+    // Unreachable or changed clusters are never swept; a withdrawn grant still answers the GET (403).
+    if (!c.conn || !c.reachable || (!c.verified && !c.withdrawn)) return 'kept';
     const bp = this.deps.blueprintForExport(record.exportName);
     if (!bp) return 'swept';
     try {

@@ -199,13 +199,15 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       kind: 'ClusterRoleBinding',
       name: `kgraph-${exportName}-serve`,
     });
+    // Without the serving role kgraph can no longer read kube-system: serving stops (no more reconciles).
     await eventually(
-      'ServingNotGranted',
+      'serving stopped',
       async () => {
         const x = await cc(c);
-        const e = (x?.status as { blueprints?: { served: boolean; reason: string }[] } | undefined)
-          ?.blueprints?.[0];
-        return e && !e.served && e.reason === 'ServingNotGranted' ? true : undefined;
+        return cond(x, 'IdentityVerified')?.reason === 'IdentityUnreadable' &&
+          !controller?.loops.has(`gcdemo|${c.name}`)
+          ? true
+          : undefined;
       },
       30_000,
     );
