@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../controller/planes/claims.ts';
+import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { devClusterUp } from '../../kube/devCluster.ts';
 import { repoRoot } from '../../kube/localControlPlane.ts';
@@ -21,6 +22,7 @@ const FM = 'kgraph-up';
 const NS = 'kgraph-system';
 const AV = 'krop.opendefense.cloud/v1alpha1';
 const TEAM = 'team-a';
+const SA = { namespace: 'kgraph-consumer', name: 'kgraph' };
 
 export interface UpPlanesOptions {
   consumers: number;
@@ -45,35 +47,6 @@ function readyOf(o: KubeObject | undefined): { status?: string; reason?: string 
   return (
     o?.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined
   )?.conditions?.find((c) => c.type === 'Ready');
-}
-
-/** A kubeconfig for ServiceAccount `kgraph-consumer/kgraph` of a consumer cluster. */
-async function consumerKubeconfig(admin: RestClient): Promise<string> {
-  await apply(admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kgraph-consumer' } });
-  await apply(admin, {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: { name: 'kgraph', namespace: 'kgraph-consumer' },
-  });
-  const tr = (await admin.request({
-    method: 'POST',
-    path: '/api/v1/namespaces/kgraph-consumer/serviceaccounts/kgraph/token',
-    body: {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 86_400 },
-    },
-  })) as { status: { token: string } };
-  const cluster = admin.kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error('no cluster in the kubeconfig');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ ...cluster, name: 'consumer' }],
-    users: [{ name: 'kgraph', token: tr.status.token }],
-    contexts: [{ name: 'kgraph', cluster: 'consumer', user: 'kgraph' }],
-    currentContext: 'kgraph',
-  });
-  return kc.exportConfig();
 }
 
 function clientFor(kubeconfig: string): RestClient {
@@ -155,16 +128,10 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
   for (const [i, c] of consumers.entries()) {
     await apply(c.admin, vpcCrd);
     await apply(c.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } });
-    const text = await consumerKubeconfig(c.admin);
+    const text = await serviceAccountKubeconfig(c.admin, SA);
     for (const r of roles) {
       await apply(c.admin, r);
-      await apply(c.admin, {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: (r.metadata.name ?? '').replaceAll(':', '-') },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: r.metadata.name },
-        subjects: [{ kind: 'ServiceAccount', name: 'kgraph', namespace: 'kgraph-consumer' }],
-      });
+      await bindRole(c.admin, r.metadata.name ?? '', SA);
     }
     await apply(mgmt.admin, {
       apiVersion: 'v1',

@@ -4,7 +4,7 @@
  * accepts it (§13.2). Every step works on a copy; the rendered object is never mutated. Pure.
  */
 import type { CompiledNode } from '../../graph/model.ts';
-import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID } from './names.ts';
+import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './names.ts';
 import { qualifiedName, safeLabelValue } from './naming.ts';
 
 export interface InstanceRef {
@@ -40,10 +40,17 @@ export function gcLabels(ctx: ChainContext): {
   return { labels, annotations };
 }
 
-/** The label selector of one instance's children on any plane. */
+/**
+ * The label selector of one instance's children on any plane. The liveness record carries the same
+ * labels (and is a ConfigMap in the management cluster), so it is excluded explicitly.
+ */
 export function childSelector(ctx: ChainContext): string {
   const { labels } = gcLabels(ctx);
-  return `${LABEL_INSTANCE_UID}=${labels[LABEL_INSTANCE_UID]},${LABEL_CONSUMER_CLUSTER}=${labels[LABEL_CONSUMER_CLUSTER]}`;
+  return selectorFor(labels[LABEL_INSTANCE_UID] ?? '', labels[LABEL_CONSUMER_CLUSTER] ?? '');
+}
+
+export function selectorFor(instanceUidLabel: string, clusterLabel: string): string {
+  return `${LABEL_INSTANCE_UID}=${instanceUidLabel},${LABEL_CONSUMER_CLUSTER}=${clusterLabel},!${LABEL_LIVENESS}`;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

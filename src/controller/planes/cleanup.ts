@@ -6,13 +6,13 @@
 import type { Logger } from 'pino';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
+import { selectorFor } from './chain.ts';
 import { deleteChildren } from './children.ts';
 import { type LivenessRecord, parseRecord } from './liveness.ts';
 import {
   CHILD_MANAGER,
   FINALIZER_INSTANCE,
   LABEL_CONSUMER_CLUSTER,
-  LABEL_INSTANCE_UID,
   LABEL_LIVENESS,
 } from './names.ts';
 import { safeLabelValue } from './naming.ts';
@@ -42,7 +42,7 @@ export async function reclaimRecord(
 ): Promise<string[]> {
   if (!record.instanceUID || !record.clusterID)
     return ['record without instance-uid or consumer-cluster label'];
-  const selector = `${LABEL_INSTANCE_UID}=${safeLabelValue(record.instanceUID)},${LABEL_CONSUMER_CLUSTER}=${safeLabelValue(record.clusterID)}`;
+  const selector = selectorFor(safeLabelValue(record.instanceUID), safeLabelValue(record.clusterID));
   const errors: string[] = [];
   errors.push(...(await deleteChildren(provider, record.provider, selector, undefined)).errors);
   if (host) errors.push(...(await deleteChildren(host, record.host, selector, undefined)).errors);

@@ -41,21 +41,33 @@ function blueprintSchemaSection(): Record<string, unknown> {
   };
 }
 
-/** The blueprint CRD (cluster-scoped, short name `rgd`, status subresource). */
-export function blueprintCrd(): KubeObject {
+const READY_COLUMNS = [
+  { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  { name: 'REASON', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
+  { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/** A cluster-scoped krop CRD with one version, a status subresource and a required `spec`. */
+function clusterScopedCrd(
+  name: string,
+  names: { plural: string; singular: string; kind: string; shortName: string },
+  columns: Record<string, unknown>[],
+  spec: Record<string, unknown>,
+  status: Record<string, unknown>,
+): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: BLUEPRINT_CRD_NAME, labels },
+    metadata: { name, labels },
     spec: {
       group: KROP_GROUP,
       scope: 'Cluster',
       names: {
-        plural: BLUEPRINT_PLURAL,
-        singular: 'resourcegraphdefinition',
-        kind: BLUEPRINT_KIND,
-        listKind: `${BLUEPRINT_KIND}List`,
-        shortNames: ['rgd'],
+        plural: names.plural,
+        singular: names.singular,
+        kind: names.kind,
+        listKind: `${names.kind}List`,
+        shortNames: [names.shortName],
       },
       versions: [
         {
@@ -63,13 +75,7 @@ export function blueprintCrd(): KubeObject {
           served: true,
           storage: true,
           subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'EXPORT', type: 'string', jsonPath: '.status.exportedAPI' },
-            { name: 'HASH', type: 'string', jsonPath: '.status.observedSpecHash' },
-            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'REASON', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
-            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
+          additionalPrinterColumns: [...columns, ...READY_COLUMNS],
           schema: {
             openAPIV3Schema: {
               type: 'object',
@@ -78,35 +84,8 @@ export function blueprintCrd(): KubeObject {
                 apiVersion: str,
                 kind: str,
                 metadata: { type: 'object' },
-                spec: {
-                  type: 'object',
-                  required: ['schema'],
-                  properties: {
-                    schema: blueprintSchemaSection(),
-                    resources: { type: 'array', items: blueprintResource() },
-                  },
-                },
-                status: {
-                  type: 'object',
-                  properties: {
-                    exportedAPI: str,
-                    observedSpecHash: str,
-                    claims: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          group: str,
-                          resource: str,
-                          verbs: { type: 'array', items: str },
-                          scope: str,
-                        },
-                      },
-                    },
-                    rbac: { type: 'object', properties: { serve: str, claims: str } },
-                    conditions: conditionsSchema,
-                  },
-                },
+                spec,
+                status: { type: 'object', properties: { ...status, conditions: conditionsSchema } },
               },
             },
           },
@@ -116,96 +95,85 @@ export function blueprintCrd(): KubeObject {
   };
 }
 
+/** The blueprint CRD (cluster-scoped, short name `rgd`, status subresource). */
+export function blueprintCrd(): KubeObject {
+  return clusterScopedCrd(
+    BLUEPRINT_CRD_NAME,
+    { plural: BLUEPRINT_PLURAL, singular: 'resourcegraphdefinition', kind: BLUEPRINT_KIND, shortName: 'rgd' },
+    [
+      { name: 'EXPORT', type: 'string', jsonPath: '.status.exportedAPI' },
+      { name: 'HASH', type: 'string', jsonPath: '.status.observedSpecHash' },
+    ],
+    {
+      type: 'object',
+      required: ['schema'],
+      properties: {
+        schema: blueprintSchemaSection(),
+        resources: { type: 'array', items: blueprintResource() },
+      },
+    },
+    {
+      exportedAPI: str,
+      observedSpecHash: str,
+      claims: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { group: str, resource: str, verbs: { type: 'array', items: str }, scope: str },
+        },
+      },
+      rbac: { type: 'object', properties: { serve: str, claims: str } },
+    },
+  );
+}
+
 /** The ConsumerCluster CRD (cluster-scoped): a registered consumer cluster and its kubeconfig Secret. */
 export function consumerClusterCrd(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: CONSUMER_CRD_NAME, labels },
-    spec: {
-      group: KROP_GROUP,
-      scope: 'Cluster',
-      names: {
-        plural: CONSUMER_PLURAL,
-        singular: 'consumercluster',
-        kind: CONSUMER_KIND,
-        listKind: `${CONSUMER_KIND}List`,
-        shortNames: ['cc'],
+  return clusterScopedCrd(
+    CONSUMER_CRD_NAME,
+    { plural: CONSUMER_PLURAL, singular: 'consumercluster', kind: CONSUMER_KIND, shortName: 'cc' },
+    [{ name: 'CLUSTERID', type: 'string', jsonPath: '.spec.clusterID' }],
+    {
+      type: 'object',
+      required: ['kubeconfigSecretRef'],
+      properties: {
+        kubeconfigSecretRef: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: str, key: { type: 'string', default: 'kubeconfig' } },
+        },
+        clusterID: {
+          type: 'string',
+          maxLength: 32,
+          pattern: '^([a-z][a-z0-9-]{0,30}[a-z0-9])?$',
+          'x-kubernetes-validations': writeOnce('clusterID'),
+        },
+        kubeSystemUID: {
+          type: 'string',
+          maxLength: 64,
+          'x-kubernetes-validations': writeOnce('kubeSystemUID'),
+        },
+        blueprintSelector: freeObject,
       },
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'CLUSTERID', type: 'string', jsonPath: '.spec.clusterID' },
-            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'REASON', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
-            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: str,
-                kind: str,
-                metadata: { type: 'object' },
-                spec: {
-                  type: 'object',
-                  required: ['kubeconfigSecretRef'],
-                  properties: {
-                    kubeconfigSecretRef: {
-                      type: 'object',
-                      required: ['name'],
-                      properties: { name: str, key: { type: 'string', default: 'kubeconfig' } },
-                    },
-                    clusterID: {
-                      type: 'string',
-                      maxLength: 32,
-                      pattern: '^([a-z][a-z0-9-]{0,30}[a-z0-9])?$',
-                      'x-kubernetes-validations': writeOnce('clusterID'),
-                    },
-                    kubeSystemUID: {
-                      type: 'string',
-                      maxLength: 64,
-                      'x-kubernetes-validations': writeOnce('kubeSystemUID'),
-                    },
-                    blueprintSelector: freeObject,
-                  },
-                },
-                status: {
-                  type: 'object',
-                  properties: {
-                    identity: {
-                      type: 'object',
-                      properties: { username: str, groups: { type: 'array', items: str } },
-                    },
-                    blueprints: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          name: str,
-                          exportedAPI: str,
-                          specHash: str,
-                          served: { type: 'boolean' },
-                          reason: str,
-                          message: str,
-                        },
-                      },
-                    },
-                    conditions: conditionsSchema,
-                  },
-                },
-              },
-            },
+    },
+    {
+      identity: { type: 'object', properties: { username: str, groups: { type: 'array', items: str } } },
+      blueprints: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: str,
+            exportedAPI: str,
+            specHash: str,
+            served: { type: 'boolean' },
+            reason: str,
+            message: str,
           },
         },
-      ],
+      },
     },
-  };
+  );
 }
 
 /** Applies both CRDs (forced) and waits until they are served. */

@@ -5,10 +5,10 @@
  * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
  */
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../../src/controller/planes/claims.ts';
+import { bindRole, serviceAccountKubeconfig } from '../../../src/controller/planes/consumerSide.ts';
 import { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
 import type { PlaneTimings } from '../../../src/controller/planes/names.ts';
@@ -22,6 +22,7 @@ export { eventually };
 export const CONTROLLER_NS = 'kgraph-system';
 const CONSUMER_NS = 'kgraph-consumer';
 const CONSUMER_SA = 'kgraph';
+const SUBJECT = { namespace: CONSUMER_NS, name: CONSUMER_SA };
 
 export interface Plane {
   cp: TestControlPlane;
@@ -58,31 +59,6 @@ export function ns(name: string): KubeObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
 }
 
-/** A kubeconfig for a ServiceAccount token on `cp` (what a consumer hands the provider). */
-async function tokenKubeconfig(p: Plane): Promise<string> {
-  await apply(p.admin, ns(CONSUMER_NS));
-  await apply(p.admin, {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: { name: CONSUMER_SA, namespace: CONSUMER_NS },
-  });
-  const tr = (await p.admin.request({
-    method: 'POST',
-    path: `/api/v1/namespaces/${CONSUMER_NS}/serviceaccounts/${CONSUMER_SA}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } },
-  })) as { status: { token: string } };
-  const cluster = p.cp.kc.getCurrentCluster();
-  if (!cluster) throw new Error('no cluster in the test kubeconfig');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ ...cluster, name: 'consumer' }],
-    users: [{ name: 'kgraph', token: tr.status.token }],
-    contexts: [{ name: 'kgraph', cluster: 'consumer', user: 'kgraph' }],
-    currentContext: 'kgraph',
-  });
-  return kc.exportConfig();
-}
-
 /** Starts the planes in parallel and registers each consumer (kubeconfig Secret + ConsumerCluster). */
 export async function startPlanes(
   consumers: number,
@@ -95,7 +71,7 @@ export async function startPlanes(
   const out: Consumer[] = [];
   for (const [i, p] of rest.entries()) {
     const name = `consumer-${i + 1}`;
-    const text = await tokenKubeconfig(p);
+    const text = await serviceAccountKubeconfig(p.admin, SUBJECT, 7200);
     await apply(management.admin, {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -139,41 +115,12 @@ export async function grant(
     KubeObject,
     KubeObject,
   ];
-  const subject = { kind: 'ServiceAccount', name: CONSUMER_SA, namespace: CONSUMER_NS };
   await apply(c.admin, serve);
   await apply(c.admin, claimsRole);
-  if (what.serve) {
-    await apply(c.admin, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: serve.metadata.name?.replaceAll(':', '-') },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: serve.metadata.name },
-      subjects: [subject],
-    });
-  }
-  if (what.claims === true) {
-    await apply(c.admin, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: claimsRole.metadata.name?.replaceAll(':', '-') },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: claimsRole.metadata.name },
-      subjects: [subject],
-    });
-  } else if (Array.isArray(what.claims)) {
-    for (const n of what.claims) {
-      await apply(c.admin, {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: claimsRole.metadata.name?.replaceAll(':', '-'), namespace: n },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: claimsRole.metadata.name,
-        },
-        subjects: [subject],
-      });
-    }
-  }
+  if (what.serve) await bindRole(c.admin, serve.metadata.name ?? '', SUBJECT);
+  if (what.claims === true) await bindRole(c.admin, claimsRole.metadata.name ?? '', SUBJECT);
+  else if (Array.isArray(what.claims))
+    await bindRole(c.admin, claimsRole.metadata.name ?? '', SUBJECT, what.claims);
 }
 
 export const FAST: Partial<PlaneTimings> = {
