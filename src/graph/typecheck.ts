@@ -21,7 +21,8 @@ import {
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { formatPath } from '../expr/index.ts';
 import { SchemaCode } from '../schema/codes.ts';
-import { statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
+import { celTypeToSchema, statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 import { generateCrdFromSchemaSection } from '../schema/crd/generate.ts';
 import type { StatusFieldType } from '../schema/crd/statusSchema.ts';
 import { GraphCode } from './codes.ts';
@@ -91,6 +92,7 @@ class Checker {
       const env = this.env(this.frameVars(this.graph.root, new Map()));
       for (const s of this.graph.rgd.status) {
         const t = this.checkSlot(s.slot, env, undefined);
+        this.expandStatusType(s.slot);
         if (t !== undefined && s.path[0] === 'conditions' && !isConditionType(t)) {
           this.report(
             s.slot,
@@ -441,6 +443,21 @@ class Checker {
     return type;
   }
 
+  /** Keeps the expanded schema of a status expression whose type names object types (kro's CRD). */
+  private expandStatusType(slot: ExprSlot): void {
+    if (slot.mode !== 'standalone') return;
+    const e = slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
+    if (!e?.resultType) return;
+    let named = false;
+    const fields = (name: string) => {
+      const f = this.registry.objectType(name)?.fields;
+      if (f) named = true;
+      return f;
+    };
+    const schema = celTypeToSchema(e.resultType, fields);
+    if (named && schema) e.resultSchema = schema as JsonValue;
+  }
+
   /**
    * An undefined field that the kind's schema does declare, with only x-kubernetes-preserve-unknown-fields
    * and no type: kro rejects the read too; say so and name the opt-in (issue #13 item 10).
@@ -546,7 +563,13 @@ export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
     (graph.rgd?.status ?? []).map((s) => {
       const first = s.slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
       const resultType = first?.resultType;
-      return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
+      const resultSchema = first?.resultSchema as OpenAPISchema | undefined;
+      return {
+        path: s.path,
+        mode: s.slot.mode,
+        ...(resultType ? { resultType } : {}),
+        ...(resultSchema ? { resultSchema } : {}),
+      };
     }),
   );
 }
