@@ -22,9 +22,9 @@ import type { Diagnostic } from '../diag/diagnostic.ts';
 import { formatPath } from '../expr/index.ts';
 import { SchemaCode } from '../schema/codes.ts';
 import { celTypeToSchema, statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
-import type { OpenAPISchema } from '../schema/openapi.ts';
 import { generateCrdFromSchemaSection } from '../schema/crd/generate.ts';
 import type { StatusFieldType } from '../schema/crd/statusSchema.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 import { GraphCode } from './codes.ts';
 import {
   isCelGlobal,

@@ -36,11 +36,11 @@ import {
 import { type Child, type GroupKindVersions, listChildren } from './children.ts';
 import { applyOrderOf, deleteNextWave } from './deletion.ts';
 import {
+  builtinsForConditions,
+  customInstanceConditions,
   type InstanceState,
   type InstanceStatus,
   instanceConditions,
-  builtinsForConditions,
-  customInstanceConditions,
   instanceStatusJson,
   instanceStatusMatches,
   parseConditions,
