@@ -1,17 +1,19 @@
 import { Command } from 'commander';
 import { KgraphError } from '../diag/diagnostic.ts';
-import { explainClusterError } from './clusterErrors.ts';
 import { registerCommands } from './commands/index.ts';
 import { VERSION } from './version.ts';
 
-/** Builds the kgraph command tree. Each command lives in its own module under ./commands. */
-export function buildProgram(): Command {
+/**
+ * Builds the kgraph command tree for `argv`. Each command lives in its own module under ./commands,
+ * imported only when `argv` needs it (commands/index.ts).
+ */
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('kgraph')
     .description('Kubernetes resource graphs: compile, render and reconcile kro Graphs and RGDs')
     .version(VERSION, '-V, --version')
     .option('--no-color', 'no colours in any output (also: the NO_COLOR environment variable)')
     .showHelpAfterError();
-  registerCommands(program);
+  await registerCommands(program, argv);
   return program;
 }
 
@@ -25,10 +27,12 @@ export function applyNoColor(argv: readonly string[], env: NodeJS.ProcessEnv = p
 
 export async function main(argv: string[]): Promise<void> {
   applyNoColor(argv);
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
   } catch (err) {
+    // Imported here: it reads the kube client's state, which `--version` or `validate` never loads.
+    const { explainClusterError } = await import('./clusterErrors.ts');
     const cluster = explainClusterError(err);
     const message = cluster?.message ?? (err instanceof Error ? err.message : String(err));
     // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.

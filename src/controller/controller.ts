@@ -38,7 +38,16 @@ export interface ControllerOptions {
   maxCollectionSize?: number;
   /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
   readAccessTtlMs?: number;
+  /** Told when a Graph is queued and when its reconciles start and end (bench/ timelines). */
+  trace?: (e: ReconcileTrace) => void;
 }
+
+/** One step in a Graph's life in the controller, for profiling (`bench/converge.bench.ts`). */
+export type ReconcileTrace =
+  | { event: 'queued'; key: string; cause: 'graph' | 'watch' | 'access' | 'crd'; by?: string }
+  | { event: 'started'; key: string }
+  | { event: 'finished'; key: string; kind: string; reason: string; requeueAfterMs?: number; error?: string }
+  | { event: 'error'; key: string; message: string };
 
 export class GraphController {
   readonly client: RestClient;
@@ -108,7 +117,7 @@ export class GraphController {
         onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
       });
       const enqueue = (o: KubeObject): void =>
-        this.queue.add(objectKey(o.metadata.namespace, o.metadata.name ?? ''));
+        this.enqueue(objectKey(o.metadata.namespace, o.metadata.name ?? ''), 'graph');
       inf.addHandlers({
         add: enqueue,
         update: (o, n) => {
@@ -129,7 +138,7 @@ export class GraphController {
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.reconciler.invalidateCompiled();
-        for (const inf of this.graphInformers) for (const k of inf.keys()) this.queue.add(k);
+        for (const inf of this.graphInformers) for (const k of inf.keys()) this.enqueue(k, 'crd');
       },
     });
     this.rbacWatch.start();
@@ -185,7 +194,7 @@ export class GraphController {
       for (const g of inf.list()) {
         const ns = g.metadata.namespace ?? '';
         if (users.has(serviceAccountUser(ns, serviceAccountNameOf(g)))) {
-          this.queue.add(objectKey(ns, g.metadata.name ?? ''));
+          this.enqueue(objectKey(ns, g.metadata.name ?? ''), 'access');
         }
       }
     }
@@ -204,14 +213,25 @@ export class GraphController {
     const ns = key.slice(0, slash);
     const name = key.slice(slash + 1);
     const started = process.hrtime.bigint();
+    const trace = this.opts.trace;
+    trace?.({ event: 'started', key });
     let outcome: ReconcileOutcome;
     try {
       outcome = await this.reconciler.reconcile(ns, name);
     } catch (e) {
       this.metrics.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
+      trace?.({ event: 'error', key, message: e instanceof Error ? e.message : String(e) });
       throw e;
     }
     this.metrics.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    trace?.({
+      event: 'finished',
+      key,
+      kind: outcome.kind,
+      reason: outcome.reason,
+      ...(outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : {}),
+      ...(outcome.error ? { error: outcome.error.message } : {}),
+    });
     if (outcome.kind === 'gone' || outcome.kind === 'deleted') this.setInterest(key, undefined);
     else this.setInterest(key, outcome.interest);
     this.log.debug({ graph: key, result: outcome.kind, reason: outcome.reason }, 'reconciled');
@@ -224,6 +244,13 @@ export class GraphController {
   }
 
   private route(e: WatchEventInfo): void {
-    for (const g of this.routes.owners(e)) this.queue.add(g);
+    const trace = this.opts.trace;
+    const by = trace ? `${e.kind} ${e.obj.metadata.namespace ?? ''}/${e.obj.metadata.name ?? ''}` : undefined;
+    for (const g of this.routes.owners(e)) this.enqueue(g, 'watch', by);
+  }
+
+  private enqueue(key: string, cause: 'graph' | 'watch' | 'access' | 'crd', by?: string): void {
+    this.opts.trace?.({ event: 'queued', key, cause, ...(by ? { by } : {}) });
+    this.queue.add(key);
   }
 }

@@ -39,3 +39,17 @@ export class KgraphError extends Error {
     this.diagnostics = diagnostics;
   }
 }
+// `instanceof KgraphError` holds for errors of another copy of this module too (a CommonJS copy of
+// the SDK loaded beside the ESM one, src/sdk/registry.ts): the prototype carries a Symbol.for brand.
+const KGRAPH_ERROR = Symbol.for('kgraph.KgraphError');
+Object.defineProperty(KgraphError.prototype, KGRAPH_ERROR, { value: true });
+Object.defineProperty(KgraphError, Symbol.hasInstance, {
+  value(this: unknown, v: unknown): boolean {
+    // A subclass without a brand of its own keeps the ordinary check.
+    if (this !== KgraphError) return Function.prototype[Symbol.hasInstance].call(this, v);
+    if (typeof v !== 'object' || v === null) return false;
+    for (let p: object | null = Object.getPrototypeOf(v); p !== null; p = Object.getPrototypeOf(p))
+      if (Object.hasOwn(p, KGRAPH_ERROR)) return true;
+    return false;
+  },
+});

@@ -34,13 +34,22 @@ function zero(): VerbCounts {
   return out;
 }
 
+/** Told of every request as it is sent (benchmarks attribute requests to Graphs by path). */
+export type RequestListener = (verb: Verb, method: string, path: string) => void;
+
 export class RequestCounters {
   private counts: VerbCounts = zero();
   /** Requests that failed with an ApiError, by verb. */
   private errorCounts: VerbCounts = zero();
+  private listener: RequestListener | undefined;
 
-  inc(verb: Verb): void {
+  inc(verb: Verb, method = '', path = ''): void {
     this.counts[verb] += 1;
+    this.listener?.(verb, method, path);
+  }
+  /** One listener (or none with undefined); a profiling aid, not a metric. */
+  listen(listener: RequestListener | undefined): void {
+    this.listener = listener;
   }
   incError(verb: Verb): void {
     this.errorCounts[verb] += 1;

@@ -434,7 +434,7 @@ export class RestClient {
     streaming: boolean,
   ): Promise<{ status: number; body: unknown; stream?: http.IncomingMessage }> {
     const verb = req.verb ?? inferVerb(req);
-    this.shared.counters.inc(verb);
+    this.shared.counters.inc(verb, req.method, req.path);
     const url = new URL(this.server + req.path + (req.query ? queryStringAppend(req.path, req.query) : ''));
     const label = `${req.method} ${url.pathname}`;
     const headers: Record<string, string | string[]> = {

@@ -11,6 +11,7 @@
  * In strict mode coercion throws instead of producing markers.
  */
 import { SdkCode, SdkError } from './errors.ts';
+import { brandClass, sdkRegistry } from './registry.ts';
 
 /** What a context refers to: one resource of the build (implemented by the resource node). */
 export interface CtxNode {
@@ -82,19 +83,18 @@ function renderSegment(s: Segment, mode: RenderMode): string {
   );
 }
 
-let strict = false;
 /** Runs `f` with strict coercion: a `KStr` used where a plain string is needed throws. */
 export function withStrictContext<T>(on: boolean, f: () => T): T {
-  const before = strict;
-  strict = on;
+  const before = sdkRegistry.strict;
+  sdkRegistry.strict = on;
   try {
     return f();
   } finally {
-    strict = before;
+    sdkRegistry.strict = before;
   }
 }
 export function isStrictContext(): boolean {
-  return strict;
+  return sdkRegistry.strict;
 }
 
 /** A string with dependency context. */
@@ -150,21 +150,17 @@ const DIGIT0 = 0xea10;
 export const MARKER_CHARS = /[\uEA00-\uEA1F]/;
 const MARKER_RE = /\uEA00([\uEA10-\uEA19]+)\uEA01([^\uEA00-\uEA1F]*)\uEA02/g;
 
-interface Registered {
-  readonly kstr: KStr;
-  readonly text: string;
-}
-const registry = new Map<number, Registered>();
-let nextId = 1;
+// The marker table is process-wide (registry.ts): a marker minted by one copy of the SDK decodes in another.
+const registry = sdkRegistry.markers;
 
 function coerce(s: KStr): string {
-  if (strict) {
+  if (sdkRegistry.strict) {
     throw new SdkError(
       SdkCode.strictCoercion,
       `a context string (${s.text}) was coerced to a plain string in strict mode; use the k\`…\` tag or pass the value itself`,
     );
   }
-  const id = nextId++;
+  const id = sdkRegistry.nextMarker++;
   const text = s.text;
   registry.set(id, { kstr: s, text });
   const digits = [...String(id)].map((d) => String.fromCharCode(DIGIT0 + Number(d))).join('');
@@ -218,8 +214,10 @@ export function decodeString(s: string): Decoded {
       segments.push(inner);
       continue;
     }
-    segments.push(...reg.kstr.segments);
-    ctxs.push(reg.kstr.ctx);
+    // Registered by coerce(), of this copy of the SDK or another (the same class, registry.ts).
+    const kstr = reg.kstr as KStr;
+    segments.push(...kstr.segments);
+    ctxs.push(kstr.ctx);
   }
   const tail = s.slice(last);
   rest += tail;
@@ -316,6 +314,9 @@ export class Lazy<T> {
     return this.#value as T;
   }
 }
+
+brandClass(KStr, 'KStr');
+brandClass(Lazy, 'Lazy');
 
 export function lazy<T>(f: () => T): Lazy<T> {
   return new Lazy(f);

@@ -4,6 +4,7 @@
  * nothing: the first error stops the build, warnings are collected on the build.
  */
 import { type Diagnostic, KgraphError, type Severity } from '../diag/diagnostic.ts';
+import { brandClass } from './registry.ts';
 
 export const SdkCode = {
   workloadKindInMkResource: 'KG7001',
@@ -74,6 +75,8 @@ export class SdkError extends KgraphError {
     this.name = 'SdkError';
   }
 }
+// An SdkError thrown by another copy of the SDK (registry.ts) is still `instanceof SdkError`.
+brandClass(SdkError, 'SdkError');
 
 export function sdkDiagnostic(
   severity: Severity,

@@ -9,6 +9,7 @@
  * (reading a field, spreading it, passing it to `requires`) throws the cycle error with the part path.
  */
 import { SdkCode, SdkError } from './errors.ts';
+import { brandClass, sdkRegistry } from './registry.ts';
 
 /** Thrown when a pending reference is used; `part` is the part it stands for. */
 export class PendingPartUse extends SdkError {
@@ -18,6 +19,7 @@ export class PendingPartUse extends SdkError {
     this.part = part;
   }
 }
+brandClass(PendingPartUse, 'PendingPartUse');
 
 interface PendingInfo {
   readonly part: string;
@@ -25,7 +27,8 @@ interface PendingInfo {
   readonly resolve: () => unknown;
 }
 
-const pending = new WeakMap<object, PendingInfo>();
+// Process-wide (registry.ts), as every SDK table.
+const pending = sdkRegistry.pendingParts as WeakMap<object, PendingInfo>;
 
 /** A reference to part `part` that throws the cycle error on any use until resolved by a builder. */
 export function pendingPart(part: string, cycleMessage: string, resolve: () => unknown): object {

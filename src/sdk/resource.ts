@@ -18,6 +18,7 @@ import {
 } from './context.ts';
 import { SdkCode, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
+import { sdkRegistry } from './registry.ts';
 import { isPlainObject, type Json, type Manifest, type Value, type ValueObject } from './values.ts';
 
 export const MANAGED_BY = 'kix';
@@ -86,7 +87,8 @@ export interface Workload extends Resource<BaseOut> {
 
 export type AnyResource = Resource<BaseOut>;
 
-const nodes = new WeakMap<object, ResNode>();
+// Process-wide (registry.ts): a resource built by another copy of the SDK is still a resource.
+const nodes = sdkRegistry.resources;
 export function nodeOf(r: unknown): ResNode | undefined {
   return typeof r === 'object' && r !== null ? nodes.get(r) : undefined;
 }

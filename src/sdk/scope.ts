@@ -16,6 +16,7 @@ import {
   withCtx,
 } from './context.ts';
 import { SdkCode, SdkError } from './errors.ts';
+import { sdkRegistry } from './registry.ts';
 import type { Workload } from './resource.ts';
 import {
   type AnyResource,
@@ -226,7 +227,7 @@ interface CrdInfo {
   /** Set right after the CRD node is created. */
   node: ResNode;
 }
-const crdInfos = new WeakMap<object, CrdInfo>();
+const crdInfos = sdkRegistry.crdInfos as WeakMap<object, CrdInfo>;
 
 // ---- services ----------------------------------------------------------------------------
 

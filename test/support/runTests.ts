@@ -20,6 +20,8 @@ let stop: (() => Promise<void>) | undefined;
 // A plane started outside this runner may hand its log in too, to be shown on failure.
 let logFile: string | undefined = process.env.KGRAPH_TEST_LOG;
 const env: NodeJS.ProcessEnv = { ...process.env };
+// Tests run the CLI (bin/kgraph.js) from the sources, so they need no build (and never a stale one).
+env.KGRAPH_SOURCES ??= '1';
 
 if (needsCluster && !process.env.KGRAPH_TEST_KUBECONFIG) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));

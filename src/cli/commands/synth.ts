@@ -19,6 +19,7 @@ import {
   toKroGraph,
 } from '../../sdk/index.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
+import { enableTypeScriptImports } from '../typeScriptImports.ts';
 
 export interface SynthCommandOptions {
   cluster?: string;
@@ -47,9 +48,21 @@ export interface SynthCommandResult {
 type InstanceFile = Omit<InstanceDef, 'package'> & { package?: Package };
 type ClusterFile = Omit<ClusterDef, 'instances'> & { instances?: Record<string, InstanceFile> };
 
+/**
+ * A CommonJS module compiled by tsc (`exports.default = definePackage(…)`, `__esModule` set) comes
+ * out of `import()` as `{ default: module.exports }`: its ES exports are the properties of that.
+ */
+function commonJsExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const inner = mod.default;
+  if (typeof inner === 'object' && inner !== null && (inner as { __esModule?: unknown }).__esModule === true)
+    return inner as Record<string, unknown>;
+  return mod;
+}
+
 async function importModule(file: string): Promise<Record<string, unknown>> {
   try {
-    return (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+    if (/\.[cm]?ts$/.test(file)) await enableTypeScriptImports();
+    return commonJsExports((await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>);
   } catch (err) {
     if (err instanceof SdkError) throw err;
     throw new SdkError(

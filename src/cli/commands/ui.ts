@@ -6,7 +6,8 @@
  * what `kgraph render` computes, without a cluster.
  */
 import { spawn } from 'node:child_process';
-import type { Command } from 'commander';
+import { rmSync, writeFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
@@ -29,6 +30,8 @@ export interface UiCliOptions {
   instance?: string;
   crd: string[];
   name?: string;
+  /** `kgraph up`'s detached page: write `{ pid, url }` here once serving, remove it on exit (upUi.ts). */
+  record?: string;
 }
 
 /** `host:port`, `[v6]:port` or `:port` (loopback). */
@@ -129,6 +132,7 @@ export function registerUiCommand(program: Command): void {
     .option('--instance <file>', 'offline: the RGD instance to render')
     .option('--crd <file>', 'offline: CRD file used as a schema source (repeatable)', collect, [])
     .option('--name <name>', 'offline: the object to render when the file holds several')
+    .addOption(new Option('--record <file>').hideHelp())
     .action(async (opts: UiCliOptions) => {
       const source =
         opts.render !== undefined
@@ -141,10 +145,12 @@ export function registerUiCommand(program: Command): void {
       const server = await serveUi(source, opts.addr, opts.addr === DEFAULT_UI_ADDR);
       process.stdout.write(`kgraph ui: ${server.url}  (${source.description}; Ctrl-C stops)\n`);
       if (opts.open) openBrowser(server.url);
+      if (opts.record) writeFileSync(opts.record, JSON.stringify({ pid: process.pid, url: server.url }));
       await new Promise<void>((res) => {
         process.once('SIGINT', () => res());
         process.once('SIGTERM', () => res());
       });
+      if (opts.record) rmSync(opts.record, { force: true });
       await server.close();
       await source.close();
       process.exit(0);

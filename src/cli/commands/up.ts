@@ -43,6 +43,7 @@ import type { UiSource } from '../../ui/source.ts';
 import { parseDuration } from '../duration.ts';
 import { DEFAULT_UI_ADDR, liveUiSource, serveUi } from './ui.ts';
 import { applyRgdExamples, waitForInstances } from './upRgd.ts';
+import { runningUi, startDetachedUi, stopUi } from './upUi.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
 const GRAPH_API_VERSION = 'kro.run/v1alpha1';
@@ -554,6 +555,12 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       const source = liveUiSource({ kubeconfig: ready.kubeconfig });
       ui = { source, server: await serveUi(source, opts.uiAddr, opts.uiAddr === DEFAULT_UI_ADDR) };
       out(`ui: ${ui.server.url}  (the Graphs' DAGs, live)`);
+    } else if (opts.ui && mode !== 'none') {
+      // `up` returns: the page runs in its own background process, as the controller does; `down` stops it.
+      const page =
+        runningUi(dataDir) ??
+        (await startDetachedUi(ready.kubeconfig, opts.uiAddr, dataDir, join(dataDir, 'ui.log')));
+      out(`ui: ${page.url}  (the Graphs' DAGs, live; background process ${page.pid})`);
     } else if (opts.ui) {
       out(`see the Graphs live: ${CLI} ui --kubeconfig ${ready.kubeconfig}`);
     }
@@ -682,6 +689,8 @@ export function registerUpCommands(program: Command): void {
       process.stdout.write(
         stopped ? `controller stopped (pid ${stopped.pid}, ${stopped.mode})\n` : 'no controller running\n',
       );
+      const page = await stopUi(dataDir);
+      if (page) process.stdout.write(`ui stopped (pid ${page.pid}, ${page.url})\n`);
       const down = await devClusterDown(dataDir);
       process.stdout.write(
         down ? 'control plane stopped (its data is kept)\n' : 'no control plane running\n',

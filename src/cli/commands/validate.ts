@@ -7,9 +7,7 @@ import type { Command } from 'commander';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
-import { loadKubeConfig } from '../../kube/connect.ts';
-import { RestClient } from '../../kube/index.ts';
-import { type KubeLive, kubeLiveFetcher } from '../../kube/liveSchema.ts';
+import type { KubeLive } from '../../kube/liveSchema.ts';
 
 export interface ValidateCliOptions {
   crd: string[];
@@ -54,7 +52,7 @@ export async function runValidate(paths: string[], opts: ValidateCliOptions): Pr
     return { stdout: '', stderr: `kgraph: unknown output format '${opts.output}'\n`, exitCode: 1 };
   let result: ValidateResult;
   if (opts.kubeconfig !== undefined) {
-    const live = liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
+    const live = await liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
     result = await validatePathsLive(paths, live, {
       crdFiles: opts.crd,
       kroCompat: opts.kroCompat !== false,
@@ -78,8 +76,16 @@ export async function runValidate(paths: string[], opts: ValidateCliOptions): Pr
   return { stdout, stderr, exitCode: ok ? 0 : 1 };
 }
 
-/** Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config). */
-function liveSource(path: string | undefined): KubeLive {
+/**
+ * Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config).
+ * The kube client is imported only here: an offline validate never loads it (start-up time, #15).
+ */
+async function liveSource(path: string | undefined): Promise<KubeLive> {
+  const [{ loadKubeConfig }, { RestClient }, { kubeLiveFetcher }] = await Promise.all([
+    import('../../kube/connect.ts'),
+    import('../../kube/index.ts'),
+    import('../../kube/liveSchema.ts'),
+  ]);
   const client = new RestClient(loadKubeConfig(path));
   return kubeLiveFetcher(client, client.server);
 }

@@ -14,6 +14,7 @@ import { connect } from '../../../src/kube/connect.ts';
 import { repoRoot } from '../../../src/kube/localControlPlane.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
+import { launchBrowser } from '../../support/browser.ts';
 import { eventually } from '../../support/kube.ts';
 
 const cli = join(repoRoot, 'bin', 'kgraph.js');
@@ -88,7 +89,7 @@ describe('kgraph up / down', () => {
     spawnSync(process.execPath, [cli, 'down', '--data-dir', dataDir], { timeout: 60_000 });
     // Should `down` itself fail, stop what this test started by the pids recorded in the data dir.
     // SIGTERM lets the control plane stop its own controller-manager child.
-    for (const f of ['controller.pid', 'ready.json']) {
+    for (const f of ['controller.pid', 'ui.json', 'ready.json']) {
       try {
         const { pid } = JSON.parse(readFileSync(join(dataDir, f), 'utf8')) as { pid?: number };
         if (pid) process.kill(pid, 'SIGTERM');
@@ -264,7 +265,7 @@ describe('kgraph up / down', () => {
     assert.match(again.stdout, /no controller running\nno control plane running/);
   });
 
-  it('up restarts on the same data, re-converges, returns; down stops the background controller', async () => {
+  it('up restarts on the same data, re-converges, returns; its printed ui address shows the DAGs live; down stops both', async () => {
     const r = kgraph('up', '--timeout', '2m');
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /control plane started/);
@@ -272,6 +273,15 @@ describe('kgraph up / down', () => {
     assert.match(r.stdout, /controller handed over to a background process \(pid (\d+)/);
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'controller.pid'), 'utf8')) as { pid: number };
     assert.doesNotThrow(() => process.kill(pid, 0), 'the background controller runs after up returned');
+    // The page, served by a background process too, at the address `up` printed (issue #16's done-when).
+    const ui =
+      /ui: (http:\/\/127\.0\.0\.1:\d+\/) {2}\(the Graphs' DAGs, live; background process (\d+)\)/.exec(
+        r.stdout,
+      );
+    assert.ok(ui?.[1] && ui[2], r.stdout);
+    const [, url, uiPid] = ui;
+    assert.doesNotThrow(() => process.kill(Number(uiPid), 0), 'the ui runs after up returned');
+    const browser = await launchBrowser();
     // `up` re-applied the settings (debug "false", tiers web,api) over the earlier edit, and returned
     // only once the controller had reconciled that: the worker tier and the debug ConfigMap are pruned.
     const c = connect(join(dataDir, 'admin.kubeconfig'));
@@ -291,11 +301,35 @@ describe('kgraph up / down', () => {
         // The background process boots the CLI through tsx first: slow on a loaded machine.
         120_000,
       );
+      // In a real browser: the showcase listed Ready, its DAG drawn, and the debug node that the edit above
+      // just included turning ready live (no reload).
+      const { page } = browser;
+      await page.goto(`${url}#${encodeURIComponent(`graph:${NS}/showcase`)}`);
+      await page.waitForSelector(`#list a[data-key="graph:${NS}/showcase"][data-ready="True"]`, {
+        timeout: 60_000,
+      });
+      await page.waitForSelector('#dag g.node[data-node="tierServices"][data-state="ready"]', {
+        timeout: 60_000,
+      });
+      await page.waitForSelector('#dag g.node[data-node="debug"][data-state="ready"]', { timeout: 60_000 });
+      await c.patch(
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'showcase-settings' },
+        { data: { debug: 'false' } },
+        { type: 'merge' },
+      );
+      await page.waitForSelector('#dag g.node[data-node="debug"][data-state="excluded"]', {
+        timeout: 60_000,
+      });
+      await browser.screenshot('up-background-ui');
     } finally {
+      await browser.close();
       c.close();
     }
     const down = kgraph('down');
     assert.match(down.stdout, new RegExp(`controller stopped \\(pid ${pid}, detached\\)`));
+    assert.match(down.stdout, new RegExp(`ui stopped \\(pid ${uiPid}, `));
     assert.throws(() => process.kill(pid, 0));
+    assert.throws(() => process.kill(Number(uiPid), 0));
+    await assert.rejects(fetch(url), 'nothing serves the page after down');
   });
 });
