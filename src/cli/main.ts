@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { Command } from 'commander';
 import { KgraphError } from '../diag/diagnostic.ts';
 import { registerCommands } from './commands/index.ts';
@@ -37,7 +38,14 @@ export async function main(argv: string[]): Promise<void> {
     const message = cluster?.message ?? (err instanceof Error ? err.message : String(err));
     // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.
     const code = cluster ? `${cluster.code}: ` : err instanceof KgraphError ? `${err.code}: ` : '';
-    process.stderr.write(`kgraph: ${code}${message}\n`);
+    // Located (an SDK error raised while the user's package built an object): `file:line:col - error`,
+    // the format of every located diagnostic.
+    const at = !cluster && err instanceof KgraphError ? err.diagnostics[0]?.location : undefined;
+    if (at?.file && at.line !== undefined) {
+      const rel = relative(process.cwd(), at.file);
+      const where = `${rel && !rel.startsWith('..') ? rel : at.file}:${at.line}:${at.column ?? 1}`;
+      process.stderr.write(`${where} - error ${code}${message}\n`);
+    } else process.stderr.write(`kgraph: ${code}${message}\n`);
     process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
   }
 }

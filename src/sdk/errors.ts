@@ -3,7 +3,8 @@
  * Builders throw because they run inside user code (a package's `build`); synth catches
  * nothing: the first error stops the build, warnings are collected on the build.
  */
-import { type Diagnostic, KgraphError, type Severity } from '../diag/diagnostic.ts';
+import { fileURLToPath } from 'node:url';
+import { type Diagnostic, KgraphError, type Severity, type SourceLocation } from '../diag/diagnostic.ts';
 import { brandClass } from './registry.ts';
 
 export const SdkCode = {
@@ -53,6 +54,8 @@ export const SdkCode = {
   packageDefinition: 'KG7060',
   clusterDefinition: 'KG7061',
   packageLoad: 'KG7062',
+  /** `self.<name>` names no part of the package. */
+  unknownPart: 'KG7066',
   selectorSubsetOther: 'KG7063',
   webhookService: 'KG7064',
   unresolvedDependency: 'KG7065',
@@ -71,10 +74,33 @@ export class SdkError extends KgraphError {
     message: string,
     extra: Partial<Omit<Diagnostic, 'code' | 'message'>> = {},
   ) {
-    super(code, message, [{ severity: 'error', code, message, ...extra }]);
+    const location = extra.location ?? callSite(new Error().stack);
+    super(code, message, [{ severity: 'error', code, message, ...(location ? { location } : {}), ...extra }]);
     this.name = 'SdkError';
   }
 }
+// kgraph's own code (src/ or dist/, this file being src/sdk or dist/sdk) is skipped when looking for the
+// user's frame; the repository's examples and tests are user code.
+const kgraphRoot = fileURLToPath(new URL('../../', import.meta.url));
+const ownCode = [`${kgraphRoot}src/`, `${kgraphRoot}dist/`];
+
+/**
+ * Where the user's package was when the SDK threw: the first stack frame outside kgraph itself (its
+ * sources or dist/), node_modules and Node's internals. Undefined when no such frame exists (an error
+ * raised at synth, after every part was built).
+ */
+export function callSite(stack: string | undefined): SourceLocation | undefined {
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const m = /\(?((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m?.[1]) continue;
+    const file = m[1].startsWith('file://') ? fileURLToPath(m[1]) : m[1];
+    if (ownCode.some((dir) => file.startsWith(dir))) continue;
+    if (file.includes('/node_modules/') || file.startsWith('node:')) continue;
+    return { file, line: Number(m[2]), column: Number(m[3]) };
+  }
+  return undefined;
+}
+
 // An SdkError thrown by another copy of the SDK (registry.ts) is still `instanceof SdkError`.
 brandClass(SdkError, 'SdkError');
 

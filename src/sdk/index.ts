@@ -42,6 +42,17 @@ export {
   type ServiceArgs,
   untrackedRef,
 } from './kix.ts';
+export type {
+  Authored,
+  AuthoredObject,
+  AuthoredPodSpec,
+  AuthoredPodTemplate,
+  CronJobArgsSpec,
+  DaemonSetArgsSpec,
+  DeploymentArgsSpec,
+  JobArgsSpec,
+  StatefulSetArgsSpec,
+} from './kubeTypes.ts';
 export type { IntentPeer, IntentPort, NetworkIntent } from './networkIntent.ts';
 export { type EdgeKind, manifestHash, type PlannedObject, parseDependsOn, planOrder } from './order.ts';
 export {

@@ -3,6 +3,7 @@
  * consumers receive (`deps.<name>`).
  */
 
+import { didYouMean } from '../diag/suggest.ts';
 import { GRAPH_RESERVED, RGD_RESERVED } from '../graph/reserved.ts';
 import type { Build } from './build.ts';
 import type { AvailabilityLevel, InstanceDef, ResolvedCluster } from './cluster.ts';
@@ -158,7 +159,19 @@ export function evaluateInstance(
     }
   };
   const self = new Proxy({} as Record<string, unknown>, {
-    get: (_t, key) => (typeof key === 'string' ? force(key) : undefined),
+    get: (_t, key) => {
+      if (typeof key !== 'string') return undefined;
+      // A typo (`self.confg`) says which part is unknown and which exist, instead of an undefined that
+      // fails later as "Cannot read properties of undefined". `then` is probed by await: not a part.
+      if (defs && key !== 'then' && !Object.hasOwn(defs, key)) {
+        const known = Object.keys(defs);
+        throw new SdkError(
+          SdkCode.unknownPart,
+          `self.${key}: package ${inst.package.name} has no part "${key}"${didYouMean(key, known)}; its parts: ${known.join(', ') || '(none)'}`,
+        );
+      }
+      return force(key);
+    },
     has: (_t, key) => typeof key === 'string' && defs !== undefined && key in defs,
     ownKeys: () => (defs ? Object.keys(defs) : []),
     getOwnPropertyDescriptor: (_t, key) =>

@@ -16,6 +16,13 @@ import {
   withCtx,
 } from './context.ts';
 import { SdkCode, SdkError } from './errors.ts';
+import type {
+  CronJobArgsSpec,
+  DaemonSetArgsSpec,
+  DeploymentArgsSpec,
+  JobArgsSpec,
+  StatefulSetArgsSpec,
+} from './kubeTypes.ts';
 import { sdkRegistry } from './registry.ts';
 import type { Workload } from './resource.ts';
 import {
@@ -292,11 +299,11 @@ export interface Scope {
   };
   mkResource<const A extends ResourceArgs>(a: A): Resource<OutFor<A['kind']>>;
   mkClusterResource<const A extends ResourceArgs>(a: A): Resource<OutFor<A['kind']>>;
-  mkDeployment(a: WorkloadArgs): Workload;
-  mkStatefulSet(a: WorkloadArgs): Workload;
-  mkDaemonSet(a: DaemonSetArgs): Workload;
-  mkJob(a: WorkloadArgs): Workload;
-  mkCronJob(a: WorkloadArgs): Workload;
+  mkDeployment(a: WorkloadArgs<DeploymentArgsSpec>): Workload;
+  mkStatefulSet(a: WorkloadArgs<StatefulSetArgsSpec>): Workload;
+  mkDaemonSet(a: DaemonSetArgs<DaemonSetArgsSpec>): Workload;
+  mkJob(a: WorkloadArgs<JobArgsSpec>): Workload;
+  mkCronJob(a: WorkloadArgs<CronJobArgsSpec>): Workload;
   mkOptional<R>(cond: boolean, r: () => R): R | null;
   mkSecret(a: SecretArgs): Resource<SecretOut>;
   mkSecretRef(a: SecretRefArgs): Resource<SecretOut>;

@@ -51,14 +51,15 @@ export const workloadBuilder: Record<WorkloadKind, string> = {
 
 export type AvailabilityMax = 'none' | 'pod' | 'node';
 
-export interface WorkloadArgs extends CommonArgs {
-  spec: ValueObject;
+/** A workload builder's arguments; `S` is the kind's spec type (kubeTypes.ts), untyped for internal use. */
+export interface WorkloadArgs<S = ValueObject> extends CommonArgs {
+  spec: S;
   /** Caps the availability level this workload is spread for. */
   availability?: { max?: AvailabilityMax };
   /** Declared traffic beyond what `.out` references imply (networkPolicy.ts). */
   meta?: { network?: { intents?: readonly NetworkIntent[] } };
 }
-export type DaemonSetArgs = Omit<WorkloadArgs, 'availability'>;
+export type DaemonSetArgs<S = ValueObject> = Omit<WorkloadArgs<S>, 'availability'>;
 
 type Mut = Record<string, Value>;
 

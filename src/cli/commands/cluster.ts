@@ -1,5 +1,33 @@
+import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { defaultDevDataDir, devClusterDown, devClusterStatus, devClusterUp } from '../../kube/devCluster.ts';
+import { createWorkspace, kcpBinary, kcpStatus, startKcp, stopKcp } from '../../kube/kcpControlPlane.ts';
+
+/** kcp's data dir beside the plain control plane's (`.dev/cluster` → `.dev/kcp`). */
+const kcpDir = (dataDir: string): string => join(dataDir, '..', 'kcp');
+
+async function kcpUp(dataDir: string, workspaces: string[]): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let ready = kcpStatus(dataDir);
+  const reused = ready !== undefined;
+  if (!ready) {
+    const binary = kcpBinary({ build: true, log });
+    log('starting kcp (about 40 s)…');
+    ready = await startKcp({ dataDir, detached: true, binary });
+  }
+  const made: string[] = [];
+  for (const name of workspaces) {
+    const ws = await createWorkspace({ ...ready, dataDir }, name);
+    made.push(`workspace ${ws.path} (logical cluster ${ws.cluster}): KUBECONFIG=${ws.kubeconfigPath}\n`);
+  }
+  process.stdout.write(
+    `${reused ? 'kcp already running' : 'kcp started'} at ${ready.server} (pid ${ready.pid})\n` +
+      `data: ${dataDir}\n` +
+      made.join('') +
+      `\n  export KUBECONFIG=${ready.kubeconfig}\n  kubectl get workspaces\n\n` +
+      'stop it with: npx kgraph cluster down --kcp\n',
+  );
+}
 
 const intAtLeast =
   (min: number) =>
@@ -24,31 +52,58 @@ export function registerClusterCommands(program: Command): void {
     )
     .option('--nodes <n>', 'simulated nodes (KWOK; no container runs)', intAtLeast(0), 3)
     .option('--zones <n>', 'zones the simulated nodes spread over', intAtLeast(1), 2)
-    .action(async (opts: { dataDir: string; workloads: boolean; nodes: number; zones: number }) => {
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      const { ready, reused } = await devClusterUp(opts.dataDir, log, {
-        workloads: opts.workloads,
-        nodes: opts.nodes,
-        zones: opts.zones,
-      });
-      const nodes = ready.nodes ?? [];
-      process.stdout.write(
-        `${reused ? 'control plane already running' : 'control plane started'} at ${ready.server} (pid ${ready.pid})\n` +
-          `data: ${opts.dataDir}\n` +
-          (ready.withWorkloads
-            ? `workloads: scheduler, workload controllers, ${nodes.length} simulated node(s) ${nodes.join(', ')} (pods report Running; no container runs)\n`
-            : 'workloads: off (pods stay Pending)\n') +
-          '\n' +
-          `  export KUBECONFIG=${ready.kubeconfig}\n  kubectl get ns\n\n` +
-          `stop it with: kgraph cluster down${opts.dataDir === defaultDevDataDir() ? '' : ` --data-dir ${opts.dataDir}`}\n`,
-      );
-    });
+    .option(
+      '--kcp',
+      'start a local kcp instead (built from Go modules on first use; data beside --data-dir, in ../kcp)',
+    )
+    .option('--workspaces <names>', 'with --kcp: workspaces to create under root, comma-separated', '')
+    .action(
+      async (opts: {
+        dataDir: string;
+        workloads: boolean;
+        nodes: number;
+        zones: number;
+        kcp?: boolean;
+        workspaces: string;
+      }) => {
+        if (opts.kcp) {
+          await kcpUp(
+            kcpDir(opts.dataDir),
+            opts.workspaces.split(',').filter((w) => w !== ''),
+          );
+          return;
+        }
+        const log = (line: string) => process.stderr.write(`${line}\n`);
+        const { ready, reused } = await devClusterUp(opts.dataDir, log, {
+          workloads: opts.workloads,
+          nodes: opts.nodes,
+          zones: opts.zones,
+        });
+        const nodes = ready.nodes ?? [];
+        process.stdout.write(
+          `${reused ? 'control plane already running' : 'control plane started'} at ${ready.server} (pid ${ready.pid})\n` +
+            `data: ${opts.dataDir}\n` +
+            (ready.withWorkloads
+              ? `workloads: scheduler, workload controllers, ${nodes.length} simulated node(s) ${nodes.join(', ')} (pods report Running; no container runs)\n`
+              : 'workloads: off (pods stay Pending)\n') +
+            '\n' +
+            `  export KUBECONFIG=${ready.kubeconfig}\n  kubectl get ns\n\n` +
+            `stop it with: kgraph cluster down${opts.dataDir === defaultDevDataDir() ? '' : ` --data-dir ${opts.dataDir}`}\n`,
+        );
+      },
+    );
 
   cluster
     .command('down')
     .description('stop the local control plane (its data is kept)')
     .option('--data-dir <dir>', 'state directory', defaultDevDataDir())
-    .action(async (opts: { dataDir: string }) => {
+    .option('--kcp', 'stop the local kcp instead')
+    .action(async (opts: { dataDir: string; kcp?: boolean }) => {
+      if (opts.kcp) {
+        const stopped = await stopKcp(kcpDir(opts.dataDir));
+        process.stdout.write(stopped ? 'kcp stopped\n' : 'no kcp running\n');
+        return;
+      }
       const stopped = await devClusterDown(opts.dataDir);
       process.stdout.write(stopped ? 'control plane stopped\n' : 'no control plane running\n');
     });

@@ -116,6 +116,16 @@ describe('the packed kgraph package in fresh consumer projects', {
     assert.match(readFileSync(join(esm, 'dist/app.js'), 'utf8'), /from 'kgraph\/sdk'/);
     const { stdout } = await sh('npx', ['kgraph', 'synth', 'dist/app.js'], esm);
     assertOrders(stdout);
+    // The shipped declarations carry the Kubernetes API types: the consumer's tsc rejects a wrong type.
+    writeFileSync(join(esm, 'src/app.ts'), fixture.replace('replicas: 2', "replicas: 'two'"));
+    const typed = await sh('npx', ['tsc', '-p', '.', '--noEmit'], esm).then(
+      () => assert.fail("tsc accepted replicas: 'two'"),
+      (e: { stdout?: string }) => e.stdout ?? '',
+    );
+    assert.match(
+      typed,
+      /src\/app\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'Authored<number/,
+    );
   });
 
   it("compiles with the consumer's tsc and synthesizes in a CommonJS project, compiled and from source", async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import {
+  type AuthoredPodSpec,
   type ClusterDef,
   createSession,
   type Manifest,
@@ -65,9 +66,12 @@ export function throwsCode(f: () => unknown, code: string, part?: string | RegEx
   return caught;
 }
 
-/** Minimal pod template for workloads. */
-export function podSpec(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { containers: [{ name: 'app', image: 'ghcr.io/acme/app:1.0.0' }], ...extra };
+/**
+ * Minimal pod spec for workloads. `extra` is untyped on purpose: tests also feed the SDK what only an
+ * untyped (JavaScript) caller could, to check its run-time errors.
+ */
+export function podSpec(extra: Record<string, unknown> = {}): AuthoredPodSpec {
+  return { containers: [{ name: 'app', image: 'ghcr.io/acme/app:1.0.0' }], ...extra } as AuthoredPodSpec;
 }
 
 export function get(o: unknown, path: string): unknown {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createSession, k, kix, type Scope, SdkCode } from '../../../src/sdk/index.ts';
+import {
+  createSession,
+  type DeploymentArgsSpec,
+  k,
+  kix,
+  type Scope,
+  SdkCode,
+} from '../../../src/sdk/index.ts';
 import { dependsOn, find, get, hashOf, podSpec, setup, throwsCode } from './helpers.ts';
 
 const web = (
@@ -9,7 +16,11 @@ const web = (
 ) =>
   scope.mkDeployment({
     name: 'web',
-    spec: { selector: { matchLabels: { app: 'web' } }, template: { spec: { containers } } },
+    // Untyped containers on purpose: some tests pass what only a JavaScript caller could.
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { spec: { containers } },
+    } as DeploymentArgsSpec,
   });
 
 describe('service.fromWorkload', () => {

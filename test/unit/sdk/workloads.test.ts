@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ClusterDef, createSession, kix, type Scope, SdkCode } from '../../../src/sdk/index.ts';
+import {
+  type ClusterDef,
+  createSession,
+  type DeploymentArgsSpec,
+  kix,
+  type Scope,
+  SdkCode,
+} from '../../../src/sdk/index.ts';
 import { dependsOn, find, get, hashOf, multiNodeCluster, podSpec, setup, throwsCode } from './helpers.ts';
 
 const deployment = (scope: Scope, spec: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  scope.mkDeployment({ name: 'w', spec: { selector: { matchLabels: { app: 'w' } }, ...spec }, ...extra });
+  // Untyped on purpose: the tests also check the run-time errors an untyped (JavaScript) caller gets.
+  scope.mkDeployment({
+    name: 'w',
+    spec: { selector: { matchLabels: { app: 'w' } }, ...spec } as unknown as DeploymentArgsSpec,
+    ...extra,
+  });
 
 describe('selector propagation', () => {
   it('Deployment, StatefulSet and DaemonSet require spec.selector.matchLabels', () => {

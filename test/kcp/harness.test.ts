@@ -1,0 +1,76 @@
+/**
+ * The kcp harness (tools/kcp-testenv, src/kube/kcpControlPlane.ts) on a real kcp v0.30.0: it starts on
+ * loopback with ports of its own, creates the workspaces asked for, each a logical cluster of its own
+ * reached through its /clusters/<path> URL, and serves the kcp APIs the planes backend needs.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/kube/kcpControlPlane.ts';
+import { RestClient } from '../../src/kube/rest.ts';
+
+describe('kcp harness', () => {
+  let kcp: KcpControlPlane;
+  before(async () => {
+    kcp = await startKcp({
+      dataDir: mkdtempSync(join(tmpdir(), 'kgraph-kcp-')),
+      binary: kcpBinary({ build: true, log: (l) => process.stderr.write(`${l}\n`) }),
+    });
+  });
+  after(() => kcp?.stop());
+
+  it('creates provider and consumer workspaces, each its own logical cluster', async () => {
+    const provider = await kcp.workspace('provider');
+    const consumers = [await kcp.workspace('consumer-a'), await kcp.workspace('consumer-b')];
+    assert.equal(provider.path, 'root:provider');
+    const clusters = new Set([provider.cluster, ...consumers.map((c) => c.cluster)]);
+    assert.equal(clusters.size, 3, 'three distinct logical clusters');
+    // Asking again returns the same workspace.
+    assert.equal((await kcp.workspace('consumer-a')).cluster, consumers[0]?.cluster);
+
+    // An object written in one workspace is not visible in another.
+    const a = new RestClient(consumers[0]!.kc);
+    const b = new RestClient(consumers[1]!.kc);
+    try {
+      await a.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'only-in-a', namespace: 'default' },
+        data: { k: 'v' },
+      });
+      const inA = await a.getOrUndefined({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'default',
+        name: 'only-in-a',
+      });
+      const inB = await b.getOrUndefined({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'default',
+        name: 'only-in-a',
+      });
+      assert.deepEqual(inA?.data, { k: 'v' });
+      assert.equal(inB, undefined);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('serves the API-export machinery in a workspace: apiexports, apibindings, apiresourceschemas, endpoint slices', async () => {
+    const provider = new RestClient((await kcp.workspace('provider')).kc);
+    try {
+      const list = (await provider.request({ method: 'GET', path: '/apis/apis.kcp.io/v1alpha1' })) as {
+        resources: { name: string }[];
+      };
+      const names = new Set(list.resources.map((r) => r.name));
+      for (const r of ['apiexports', 'apibindings', 'apiresourceschemas', 'apiexportendpointslices'])
+        assert.ok(names.has(r), `${r} served (got ${[...names].join(', ')})`);
+    } finally {
+      provider.close();
+    }
+  });
+});
