@@ -9,12 +9,7 @@ import { errorMessage } from '../core/errors.ts';
 import { selectorFor } from './chain.ts';
 import { deleteChildren } from './children.ts';
 import { type LivenessRecord, parseRecord } from './liveness.ts';
-import {
-  CHILD_MANAGER,
-  FINALIZER_INSTANCE,
-  LABEL_CONSUMER_CLUSTER,
-  LABEL_LIVENESS,
-} from './names.ts';
+import { CHILD_MANAGER, FINALIZER_INSTANCE, LABEL_CONSUMER_CLUSTER, LABEL_LIVENESS } from './names.ts';
 import { safeLabelValue } from './naming.ts';
 import type { Connection, PublishedBlueprint } from './served.ts';
 
