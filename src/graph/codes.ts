@@ -24,6 +24,12 @@ export const GraphCode = {
   InternalFailure: 'KG2009',
   /** A map key written twice (warning; the last value wins, as kubectl and kro read it). */
   DuplicateYamlKey: 'KG2016',
+  /** An unknown field directly under a Graph's `spec` (allowed: serviceAccountName, nodes). */
+  UnknownSpecField: 'KG2017',
+  /** `metadata.namespace` of the Graph that is not a string (a number, a map, …). */
+  InvalidNamespace: 'KG2018',
+  /** A plain map key that YAML 1.1 (kubectl) reads as a boolean: `on`, `yes`, `n`, … (warning). */
+  YamlBooleanKey: 'KG2019',
 
   // ── node ids ─────────────────────────────────────────────────────────────
   /** A node without `id`. */

@@ -19,6 +19,7 @@ import { GraphCode } from './codes.ts';
 import type { KindResolver } from './kinds.ts';
 import type { CompiledGraph } from './model.ts';
 import { finishFrame } from './passes/dagFrames.ts';
+import { checkGraphDocument } from './passes/document.ts';
 import { compileFrame } from './passes/expressions.ts';
 import { flavorOf, GRAPH_FLAVOR, sourceKindOf } from './passes/flavor.ts';
 import { checkRgdSchema, compileRgd } from './passes/rgdSchema.ts';
@@ -34,7 +35,7 @@ import { readFrame } from './passes/structure.ts';
 import { entryOf, get, locatePath, str } from './passes/yamlAccess.ts';
 import type { YDocument, YEntry, YMap } from './yamlTree.ts';
 
-export { isCelGlobal } from './passes/celNames.ts';
+export { isCelGlobal, isEngineReserved } from './passes/celNames.ts';
 export { sourceKindOf } from './passes/flavor.ts';
 export { type SourceAt, slotLocations, slotsWithErrors } from './passes/state.ts';
 export { parsePath } from './passes/yamlAccess.ts';
@@ -150,6 +151,7 @@ function compileGraph(
     });
     return graph;
   }
+  checkGraphDocument(s, metadata, spec);
   const sa = str(get(spec, 'serviceAccountName'));
   if (!flavor.rgd && sa !== undefined) {
     graph.serviceAccountName = sa;

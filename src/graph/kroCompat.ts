@@ -8,6 +8,10 @@
  * - `==` / `!=` between int, uint and double (`1 == 1.0`): kro's checker has no heterogeneous
  *   `_==_` overloads; kgraph's evaluator compares numerically, as the CEL spec allows.
  *
+ * - A field a CRD declares with only `x-kubernetes-preserve-unknown-fields` and no type: kro (as the
+ *   API server) does not expose it to CEL, so reading it is "undefined field"; with `--no-kro-compat`
+ *   it is `dyn` (src/cel/types/typeless.ts; the type checker names the flag in the diagnostic).
+ *
  * The check walks the parsed AST after a successful type check; operand types are checked on their own
  * source range, so an operand that only type-checks inside a comprehension (a bound variable) is not
  * judged (best effort: no false positives).

@@ -82,6 +82,12 @@ export interface CompiledExpr {
    * when type checking ran; absent otherwise.
    */
   resultType?: string;
+  /**
+   * RGD status expressions whose type holds object types: the OpenAPI schema of `resultType` with
+   * those objects expanded from the schemas that typed them (the generated CRD's status, as kro
+   * infers it). Absent otherwise.
+   */
+  resultSchema?: JsonValue;
 }
 
 /**

@@ -13,6 +13,7 @@ import { CONDITION_TYPE } from '../cel/lib/index.ts';
 import {
   flatten,
   isAssignable,
+  markDynamic,
   type OpenApiSchema,
   SchemaTypeRegistry,
   schemaAtPath,
@@ -20,12 +21,14 @@ import {
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { formatPath } from '../expr/index.ts';
 import { SchemaCode } from '../schema/codes.ts';
-import { statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
+import { celTypeToSchema, statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
 import { generateCrdFromSchemaSection } from '../schema/crd/generate.ts';
 import type { StatusFieldType } from '../schema/crd/statusSchema.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 import { GraphCode } from './codes.ts';
 import {
   isCelGlobal,
+  isEngineReserved,
   type SourceAt,
   slotLocations,
   slotsWithErrors,
@@ -90,6 +93,7 @@ class Checker {
       const env = this.env(this.frameVars(this.graph.root, new Map()));
       for (const s of this.graph.rgd.status) {
         const t = this.checkSlot(s.slot, env, undefined);
+        this.expandStatusType(s.slot);
         if (t !== undefined && s.path[0] === 'conditions' && !isConditionType(t)) {
           this.report(
             s.slot,
@@ -135,8 +139,10 @@ class Checker {
           ? this.ctx.resolver.lookup(n.resolved.apiVersion, n.resolved.kind)
           : undefined;
       const schema = info?.schema as OpenApiSchema | undefined;
+      // kro's reading of typeless preserve-unknown fields unless the user opted out (./kroCompat.ts).
+      const hideTypeless = this.ctx.kroCompat !== false;
       const itemType = schema
-        ? this.registry.typeFor(schema, n.resolved!.kind, { resourceRoot: true })
+        ? this.registry.typeFor(schema, n.resolved!.kind, { resourceRoot: true, hideTypeless })
         : 'dyn';
       const isList = n.forEach.length > 0 || n.refMode === 'selector' || n.refMode === 'selectorExpr';
       t = { valueType: isList ? `list<${itemType}>` : itemType, itemType, ...(schema ? { schema } : {}) };
@@ -159,7 +165,9 @@ class Checker {
 
   private env(vars: ReadonlyMap<string, string>): CelEnvironment {
     // Ids equal to built-in identifiers are rejected by the compiler (KG2015); never redeclare them.
-    const declared = [...vars].filter(([name]) => !isCelGlobal(name));
+    // Names the engine refuses (`prototype`, `namespace`, keywords) are reported, located, by the
+    // structure pass (KG2013 / KG2015); declaring them would fail the whole check without a location.
+    const declared = [...vars].filter(([name]) => !isCelGlobal(name) && !isEngineReserved(name));
     return this.base.extend({
       setup: (engine) => this.registry.registerInto(engine),
       variables: Object.fromEntries(declared),
@@ -186,7 +194,7 @@ class Checker {
     }
     const hit = cache.get(key);
     if (hit) return hit;
-    const clash = [...extra.keys()].some((k) => vars.has(k) || isCelGlobal(k));
+    const clash = [...extra.keys()].some((k) => vars.has(k) || isCelGlobal(k) || isEngineReserved(k));
     const env = clash
       ? this.env(new Map([...vars, ...extra]))
       : frameEnv.extend({ variables: Object.fromEntries(extra) });
@@ -380,9 +388,11 @@ class Checker {
         if (r.error.engineCode === 'unknown_variable') continue; // reported as an unknown identifier
         const msg =
           r.error.engineCode === 'no_such_key'
-            ? r.error.message.startsWith('undefined field ')
-              ? r.error.message // the CEL layer already words it as cel-go does
-              : `undefined field '${r.error.message.replace(/^No such key: /, '')}'`
+            ? this.typelessHint(
+                r.error.message.startsWith('undefined field ')
+                  ? r.error.message // the CEL layer already words it as cel-go does
+                  : `undefined field '${r.error.message.replace(/^No such key: /, '')}'`,
+              )
             : r.error.engineCode === 'cannot_index_type'
               ? `${r.error.message.replace(/^Cannot index type '([^']+)'$/, "type '$1'")} does not support field selection`
               : r.error.message;
@@ -436,6 +446,31 @@ class Checker {
     return type;
   }
 
+  /** Keeps the expanded schema of a status expression whose type names object types (kro's CRD). */
+  private expandStatusType(slot: ExprSlot): void {
+    if (slot.mode !== 'standalone') return;
+    const e = slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
+    if (!e?.resultType) return;
+    let named = false;
+    const fields = (name: string) => {
+      const f = this.registry.objectType(name)?.fields;
+      if (f) named = true;
+      return f;
+    };
+    const schema = celTypeToSchema(e.resultType, fields);
+    if (named && schema) e.resultSchema = schema as JsonValue;
+  }
+
+  /**
+   * An undefined field that the kind's schema does declare, with only x-kubernetes-preserve-unknown-fields
+   * and no type: kro rejects the read too; say so and name the opt-in (issue #13 item 10).
+   */
+  private typelessHint(message: string): string {
+    const field = /^undefined field '([^']+)'/.exec(message)?.[1];
+    if (field === undefined || this.registry.hiding(field).length === 0) return message;
+    return `${message} [kro compatibility: the schema declares ${field} with only x-kubernetes-preserve-unknown-fields and no type, which kro does not expose to CEL; --no-kro-compat reads it as dyn]`;
+  }
+
   private report(slot: ExprSlot, code: string, message: string, offset?: number, length?: number): void {
     const loc = slotLocations.get(slot);
     let at: SourceAt | undefined = loc?.at;
@@ -470,11 +505,14 @@ function elementType(t: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** kgraph's "dyn" in a def's derived schema (marked: never taken for a user's typeless field). */
+const DYN: OpenApiSchema = markDynamic({ 'x-kubernetes-preserve-unknown-fields': true });
+
 /** §12: the OpenAPI schema of a def's literal structure (closed objects; expressions are dyn). */
 function defSchema(v: ValueNode): OpenApiSchema {
   switch (v.t) {
     case 'expr':
-      return { 'x-kubernetes-preserve-unknown-fields': true };
+      return DYN;
     case 'object': {
       const properties: Record<string, OpenApiSchema> = {};
       for (const [k, x] of v.entries) properties[k] = defSchema(x);
@@ -490,7 +528,7 @@ function defSchema(v: ValueNode): OpenApiSchema {
 }
 
 function literalSchema(value: JsonValue): OpenApiSchema {
-  if (value === null) return { 'x-kubernetes-preserve-unknown-fields': true };
+  if (value === null) return DYN;
   if (typeof value === 'string') return { type: 'string' };
   if (typeof value === 'boolean') return { type: 'boolean' };
   if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number' };
@@ -503,14 +541,14 @@ function literalSchema(value: JsonValue): OpenApiSchema {
 /** The common item schema of a list when all items are the same primitive type, dyn otherwise. */
 function homogeneous(items: OpenApiSchema[]): OpenApiSchema {
   const first = items[0];
-  if (!first) return { 'x-kubernetes-preserve-unknown-fields': true };
+  if (!first) return DYN;
   const primitive = (s: OpenApiSchema) =>
     s.type === 'string' || s.type === 'integer' || s.type === 'number' || s.type === 'boolean'
       ? s.type
       : undefined;
   const t = primitive(first);
   if (t && items.every((s) => primitive(s) === t)) return { type: t };
-  return { 'x-kubernetes-preserve-unknown-fields': true };
+  return DYN;
 }
 
 export { defSchema };
@@ -528,7 +566,13 @@ export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
     (graph.rgd?.status ?? []).map((s) => {
       const first = s.slot.parts.find((p): p is CompiledExpr => typeof p !== 'string');
       const resultType = first?.resultType;
-      return { path: s.path, mode: s.slot.mode, ...(resultType ? { resultType } : {}) };
+      const resultSchema = first?.resultSchema as OpenAPISchema | undefined;
+      return {
+        path: s.path,
+        mode: s.slot.mode,
+        ...(resultType ? { resultType } : {}),
+        ...(resultSchema ? { resultSchema } : {}),
+      };
     }),
   );
 }

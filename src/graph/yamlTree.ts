@@ -174,9 +174,18 @@ function parseText(
       });
     }
     if (doc.errors.length > 0) return;
-    const duplicates: { key: string; first: Pos; again: Pos }[] = [];
-    const root = doc.contents ? convert(doc.contents as Node, text, duplicates) : undefined;
-    for (const d of duplicates) {
+    const notes: ConvertNotes = { duplicates: [], booleanKeys: [] };
+    const root = doc.contents ? convert(doc.contents as Node, text, notes) : undefined;
+    for (const b of notes.booleanKeys) {
+      const value = /^(y|yes|on)$/i.test(b.key) ? 'true' : 'false';
+      diagnostics.push({
+        severity: 'warning',
+        code: GraphCode.YamlBooleanKey,
+        message: `map key ${b.key} is a boolean in YAML 1.1: kubectl sends it as "${value}", kgraph reads "${b.key}"; quote it ("${b.key}") so both read the same`,
+        location: source.location(b.at.offset, Math.max(1, b.at.length)),
+      });
+    }
+    for (const d of notes.duplicates) {
       const first = source.location(d.first.offset, d.first.length);
       diagnostics.push({
         severity: 'warning',
@@ -202,11 +211,22 @@ function posOf(node: Node): Pos {
   return { offset: r[0], length: Math.max(0, r[1] - r[0]) };
 }
 
-function convert(
-  node: Node,
-  text: string,
-  duplicates: { key: string; first: Pos; again: Pos }[] = [],
-): YNode {
+/**
+ * Plain (unquoted) keys that YAML 1.1 reads as booleans. kgraph reads YAML 1.2, where they are strings,
+ * but kubectl (sigs.k8s.io/yaml, a YAML 1.1 reader) sends them as "true" / "false".
+ */
+const YAML11_BOOLEAN_KEYS = new Set(
+  ['y', 'yes', 'n', 'no', 'on', 'off'].flatMap((w) => [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]),
+);
+
+/** What `convert` noticed on the way, reported as warnings by the caller. */
+interface ConvertNotes {
+  duplicates: { key: string; first: Pos; again: Pos }[];
+  booleanKeys: { key: string; at: Pos }[];
+}
+
+function convert(node: Node, text: string, notes: ConvertNotes): YNode {
+  const duplicates = notes.duplicates;
   if (isAlias(node)) {
     // Aliases are resolved by value; positions point at the alias itself.
     return { t: 'scalar', value: null, pos: posOf(node) };
@@ -218,9 +238,12 @@ function convert(
       const k = pair.key as Node | null;
       const key = k && isScalar(k) ? String(k.value) : k ? String(k) : '';
       const keyPos = k ? posOf(k) : posOf(node);
+      if (k && isScalar(k) && k.type === 'PLAIN' && YAML11_BOOLEAN_KEYS.has(key)) {
+        notes.booleanKeys.push({ key, at: keyPos });
+      }
       const v = pair.value as Node | null;
       const value: YNode = v
-        ? convert(v, text, duplicates)
+        ? convert(v, text, notes)
         : { t: 'scalar', value: null, pos: { offset: keyPos.offset + keyPos.length, length: 0 } };
       const earlier = entries.findIndex((e) => e.key === key);
       if (earlier >= 0) {
@@ -232,7 +255,7 @@ function convert(
     return { t: 'map', entries, pos: posOf(node) };
   }
   if (isSeq(node)) {
-    return { t: 'seq', items: node.items.map((i) => convert(i as Node, text, duplicates)), pos: posOf(node) };
+    return { t: 'seq', items: node.items.map((i) => convert(i as Node, text, notes)), pos: posOf(node) };
   }
   if (isScalar(node)) {
     const raw = node.value;

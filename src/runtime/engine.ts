@@ -12,7 +12,12 @@ import { KgraphError } from '../diag/diagnostic.ts';
 import type { CompiledFrame, CompiledGraph, CompiledNode, ExprSlot } from '../graph/model.ts';
 import { frameNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
-import { type BuiltinCondition, evaluateCustomConditions, hasCustomConditions } from './conditions.ts';
+import {
+  type BuiltinCondition,
+  type CustomConditionsResult,
+  evaluateCustomConditions,
+  hasCustomConditions,
+} from './conditions.ts';
 import { type CollectionItem, DEFAULT_MAX_COLLECTION_SIZE, expandForEach } from './forEach.ts';
 import { celHost, type EngineHost } from './host.ts';
 import {
@@ -186,9 +191,43 @@ function* evaluationSteps(
         scope,
         host.fromJson(withBuiltins, type),
       );
+      // Kept so that the controller can evaluate them again once it knows this pass's built-ins.
+      Object.defineProperty(result, SCOPE, { value: scope, enumerable: false });
     }
   }
   return result;
+}
+
+/** Where a result keeps its root scope for `customConditionsWith` (not enumerable, not serialised). */
+const SCOPE = Symbol('kgraph.scope');
+
+/**
+ * The custom conditions (§20.3) of an evaluated pass, evaluated against the built-in conditions the
+ * controller computed for it afterwards (they depend on the applies and prunes that followed the
+ * evaluation). Only the condition expressions run; the nodes are not evaluated again. Undefined when
+ * the RGD declares no custom conditions or `result` did not come from `evaluate` on an instance.
+ */
+export function customConditionsWith(
+  compiled: CompiledGraph,
+  instance: KubeObject,
+  result: EvaluationResult,
+  builtins: readonly BuiltinCondition[],
+  options: EvaluateOptions = {},
+): CustomConditionsResult | undefined {
+  const scope = (result as unknown as Record<symbol, Record<string, unknown> | undefined>)[SCOPE];
+  if (compiled.rgd === undefined || scope === undefined) return undefined;
+  const host = options.host ?? defaultHost();
+  const { apiVersion, kind } = instance;
+  const type = typeof apiVersion === 'string' && typeof kind === 'string' ? { apiVersion, kind } : undefined;
+  const withBuiltins = {
+    ...schemaValue(instance),
+    status: { conditions: builtins.map((c) => ({ ...c })) },
+  };
+  const steps = evaluateCustomConditions(host, compiled.rgd.status, scope, host.fromJson(withBuiltins, type));
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
 }
 
 /** The `schema` variable of an RGD: the instance without its status (§20.1). */

@@ -12,7 +12,7 @@ export {
   hasCustomConditions,
 } from './conditions.ts';
 export { applyDefaults } from './defaults.ts';
-export { type EvaluateInput, type EvaluateOptions, evaluate } from './engine.ts';
+export { customConditionsWith, type EvaluateInput, type EvaluateOptions, evaluate } from './engine.ts';
 export {
   type CollectionItem,
   DEFAULT_MAX_COLLECTION_SIZE,

@@ -4,6 +4,8 @@
  * `/openapi/v3`). One shape for every source, so the compiler never cares where a schema came from.
  */
 
+import { markDynamic } from '../cel/types/typeless.ts';
+
 export interface ValidationRule {
   rule: string;
   message?: string;
@@ -58,7 +60,8 @@ export const COMPONENT_REF_PREFIX = '#/components/schemas/';
 
 /** Schema for a field whose type is unknown or dynamic: accepted as-is by the API server, `dyn` in CEL. */
 export function unknownFieldsSchema(): OpenAPISchema {
-  return { 'x-kubernetes-preserve-unknown-fields': true };
+  // Marked: kgraph's own "dyn", never a user's typeless field (cel/types/typeless.ts).
+  return markDynamic({ 'x-kubernetes-preserve-unknown-fields': true });
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

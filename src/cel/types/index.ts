@@ -39,4 +39,5 @@ export {
   type TypeOptions,
   type TypeRegistrationTarget,
 } from './registry.ts';
+export { isTypelessPreserveUnknown, markDynamic } from './typeless.ts';
 export { formatTypeString, parseTypeString, type TypeExpr } from './typeString.ts';

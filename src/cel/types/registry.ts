@@ -13,11 +13,14 @@
  */
 import { flatten, RESOURCE_METADATA_SCHEMA, singleRef, withTypeAndObjectMeta } from './flatten.ts';
 import { type OpenApiSchema, refName, type SchemaResolver } from './openapi.ts';
+import { isTypelessPreserveUnknown } from './typeless.ts';
 
 /** An object type derived from a schema: field name → CEL type name. */
 export interface ObjectTypeInfo {
   readonly name: string;
   readonly fields: Readonly<Record<string, string>>;
+  /** Properties left out under `hideTypeless` (only x-kubernetes-preserve-unknown-fields, no type). */
+  readonly hidden?: readonly string[];
 }
 
 /** What `registerInto` needs from an engine environment (a raw cel-js `Environment` fits). */
@@ -28,7 +31,27 @@ export interface TypeRegistrationTarget {
 export interface TypeOptions {
   /** The schema is the root of a resource: apiVersion, kind and metadata are always present. */
   readonly resourceRoot?: boolean;
+  /**
+   * kro's reading (./typeless.ts): an object property whose schema has only
+   * x-kubernetes-preserve-unknown-fields and no type is not a field ("undefined field"). Default: dyn.
+   */
+  readonly hideTypeless?: boolean;
 }
+
+/** Memo tables of one reading (plain or kro's typeless rule): derived types depend on it. */
+interface Memos {
+  memo: WeakMap<OpenApiSchema, string>;
+  memoRoot: WeakMap<OpenApiSchema, string>;
+  refMemo: Map<string, string>;
+  rootRefMemo: Map<string, string>;
+}
+
+const newMemos = (): Memos => ({
+  memo: new WeakMap(),
+  memoRoot: new WeakMap(),
+  refMemo: new Map(),
+  rootRefMemo: new Map(),
+});
 
 export interface RegistryOptions {
   readonly resolve?: SchemaResolver;
@@ -60,10 +83,8 @@ export class SchemaTypeRegistry {
   readonly #used = new Set<string>();
   readonly #objects: ObjectTypeInfo[] = [];
   readonly #byName = new Map<string, ObjectTypeInfo>();
-  readonly #memo = new WeakMap<OpenApiSchema, string>();
-  readonly #memoRoot = new WeakMap<OpenApiSchema, string>();
-  readonly #refMemo = new Map<string, string>();
-  readonly #rootRefMemo = new Map<string, string>();
+  readonly #plain = newMemos();
+  readonly #kro = newMemos();
   readonly #registered = new WeakMap<object, number>();
   /** Refs that could not be resolved (their fields were typed dyn). */
   readonly unresolvedRefs = new Set<string>();
@@ -79,7 +100,13 @@ export class SchemaTypeRegistry {
 
   /** The CEL type name for `schema`; object types are created (named after `nameHint`) as needed. */
   typeFor(schema: OpenApiSchema, nameHint: string, options: TypeOptions = {}): string {
-    return this.#typeOf(schema, nameHint, options.resourceRoot === true, new Set(), new Set());
+    const hide = options.hideTypeless === true;
+    return this.#typeOf(schema, nameHint, options.resourceRoot === true, new Set(), new Set(), hide);
+  }
+
+  /** Object types that left out a property `name` under `hideTypeless`. */
+  hiding(name: string): ObjectTypeInfo[] {
+    return this.#objects.filter((o) => o.hidden?.includes(name));
   }
 
   /** Object types created so far, dependencies first. */
@@ -109,12 +136,14 @@ export class SchemaTypeRegistry {
     root: boolean,
     activeRefs: Set<string>,
     activeObjects: Set<OpenApiSchema>,
+    hide: boolean,
   ): string {
-    const memo = root ? this.#memoRoot : this.#memo;
+    const memos = hide ? this.#kro : this.#plain;
+    const memo = root ? memos.memoRoot : memos.memo;
     const cached = memo.get(schema);
     if (cached !== undefined) return cached;
     const ref = singleRef(schema);
-    const refMemo = root ? this.#rootRefMemo : this.#refMemo;
+    const refMemo = root ? memos.rootRefMemo : memos.refMemo;
     if (ref !== undefined) {
       const byRef = refMemo.get(ref);
       if (byRef !== undefined) return byRef;
@@ -131,7 +160,7 @@ export class SchemaTypeRegistry {
     for (const r of flat.refs) refs.add(r);
     activeObjects.add(schema);
     try {
-      const result = this.#derive(flat.schema, hint, root, refs, activeObjects);
+      const result = this.#derive(flat.schema, hint, root, refs, activeObjects, hide);
       memo.set(schema, result);
       if (ref !== undefined) refMemo.set(ref, result);
       return result;
@@ -146,6 +175,7 @@ export class SchemaTypeRegistry {
     root: boolean,
     activeRefs: Set<string>,
     activeObjects: Set<OpenApiSchema>,
+    hide: boolean,
   ): string {
     if (isSchemaless(s)) return 'dyn';
     const embedded = root || s['x-kubernetes-embedded-resource'] === true;
@@ -163,31 +193,36 @@ export class SchemaTypeRegistry {
         return 'bool';
       case 'array':
         if (s.items === undefined) return 'list<dyn>';
-        return `list<${this.#typeOf(s.items, `${hint}_item`, false, activeRefs, activeObjects)}>`;
+        return `list<${this.#typeOf(s.items, `${hint}_item`, false, activeRefs, activeObjects, hide)}>`;
       case 'object': {
         const ap = s.additionalProperties;
         if (ap !== undefined && ap !== false && !embedded) {
           if (ap === true) return 'map<string, dyn>';
-          return `map<string, ${this.#typeOf(ap, `${hint}_value`, false, activeRefs, activeObjects)}>`;
+          return `map<string, ${this.#typeOf(ap, `${hint}_value`, false, activeRefs, activeObjects, hide)}>`;
         }
         if (s.properties === undefined && !embedded) return 'map<string, dyn>';
         const full = embedded ? withTypeAndObjectMeta(s) : s;
         const fields: Record<string, string> = {};
+        const hidden: string[] = [];
         for (const [name, sub] of Object.entries(full.properties ?? {})) {
           if (name === '__proto__') continue; // cannot be a CEL field name; never in Kubernetes schemas
+          if (hide && isTypelessPreserveUnknown(sub)) {
+            hidden.push(name);
+            continue;
+          }
           const fieldHint = sub === RESOURCE_METADATA_SCHEMA ? 'ObjectMeta' : `${hint}_${name}`;
-          fields[name] = this.#typeOf(sub, fieldHint, false, activeRefs, activeObjects);
+          fields[name] = this.#typeOf(sub, fieldHint, false, activeRefs, activeObjects, hide);
         }
-        return this.#addObject(hint, fields);
+        return this.#addObject(hint, fields, hidden);
       }
       default:
         return 'dyn';
     }
   }
 
-  #addObject(hint: string, fields: Record<string, string>): string {
+  #addObject(hint: string, fields: Record<string, string>, hidden: string[]): string {
     const name = this.#uniqueName(hint);
-    const info: ObjectTypeInfo = { name, fields };
+    const info: ObjectTypeInfo = hidden.length > 0 ? { name, fields, hidden } : { name, fields };
     this.#objects.push(info);
     this.#byName.set(name, info);
     return name;

@@ -30,7 +30,7 @@ export function registerValidateCommand(program: Command): void {
     .option('--no-color', 'disable colours in text output')
     .option(
       '--no-kro-compat',
-      "accept kgraph's CEL extensions that kro rejects (the manifest then fails in kro)",
+      "accept kgraph's extensions that kro rejects: CEL overloads, reading CRD fields that have no type (the manifest then fails in kro)",
     )
     .action(async (paths: string[], opts: ValidateCliOptions) => {
       const out = await runValidate(paths, opts);

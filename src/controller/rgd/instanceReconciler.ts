@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
-import { evaluate } from '../../runtime/engine.ts';
+import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import type { Applier } from '../core/apply.ts';
 import { WaitBackoff } from '../core/backoff.ts';
@@ -36,6 +36,8 @@ import {
 import { type Child, type GroupKindVersions, listChildren } from './children.ts';
 import { applyOrderOf, deleteNextWave } from './deletion.ts';
 import {
+  builtinsForConditions,
+  customInstanceConditions,
   type InstanceState,
   type InstanceStatus,
   instanceConditions,
@@ -193,7 +195,14 @@ export class InstanceReconciler {
     }
 
     // Status.
-    const status = this.instanceStatus(inst, result, state.hardError, state.conflicts, pruneErrors);
+    const status = this.instanceStatus(
+      api.compiled,
+      inst,
+      result,
+      state.hardError,
+      state.conflicts,
+      pruneErrors,
+    );
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
@@ -216,6 +225,7 @@ export class InstanceReconciler {
   // ------------------------------------------------------------------ status
 
   private instanceStatus(
+    compiled: CompiledGraph,
     inst: KubeObject,
     result: EvaluationResult,
     hardError: string | undefined,
@@ -268,7 +278,18 @@ export class InstanceReconciler {
       now,
     );
     if (state === 'ACTIVE' && result.statusErrors.length > 0) state = 'ERROR';
-    return { fields: (result.status ?? {}) as Record<string, unknown>, conditions, state };
+    const fields = (result.status ?? {}) as Record<string, unknown>;
+    // Custom conditions (§20.3): evaluated against this pass's built-ins, written instead of them.
+    const custom = customConditionsWith(
+      compiled,
+      inst as unknown as Record<string, unknown>,
+      result,
+      builtinsForConditions(conditions),
+    );
+    if (custom === undefined) return { fields, conditions, state };
+    const authored = customInstanceConditions(prev, custom, gen, now);
+    if (authored.degraded) state = 'ERROR';
+    return { fields, conditions: authored.conditions, state };
   }
 
   private async writeStatus(api: InstanceApi, inst: KubeObject, status: InstanceStatus): Promise<void> {

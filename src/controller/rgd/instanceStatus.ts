@@ -1,8 +1,10 @@
 /**
  * The status kgraph writes on an RGD instance (graph-semantics.md §20.2, §21.3): the author's projected
  * fields, the conditions InstanceManaged, GraphResolved, ResourcesReady and Ready (the root), and
- * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. Pure.
+ * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. With custom conditions (§20.3) the author's
+ * conditions replace the four built-ins on the wire. Pure.
  */
+import type { BuiltinCondition, CustomConditionsResult } from '../../runtime/index.ts';
 import { jsonEqual } from '../ownership.ts';
 import { type Condition, type ConditionStatus, condition } from '../status.ts';
 
@@ -110,4 +112,41 @@ export function instanceStatusJson(s: InstanceStatus): Record<string, unknown> {
 /** True when `s` is what the instance's status already says (no write needed). */
 export function instanceStatusMatches(instance: Record<string, unknown>, s: InstanceStatus): boolean {
   return jsonEqual(isObj(instance.status) ? instance.status : {}, instanceStatusJson(s));
+}
+
+/** The built-in conditions as the author's `runtime.condition(schema, …)` reads them (no timestamps). */
+export function builtinsForConditions(conditions: readonly Condition[]): BuiltinCondition[] {
+  return conditions.map(({ type, status, reason, message }) => ({ type, status, reason, message }));
+}
+
+/**
+ * The conditions written when the RGD declares custom ones (§20.3): the authored conditions in
+ * declaration order (the first of a type wins), timestamps kept while a status does not change. When
+ * an entry was data pending (`incomplete`), the previously written condition of every authored type
+ * that produced nothing this pass is kept. `degraded` (some entry failed) makes the state ERROR; only
+ * the conditions that evaluated are written (§20.3).
+ */
+export function customInstanceConditions(
+  previous: readonly Condition[],
+  custom: CustomConditionsResult,
+  generation: number,
+  now: () => string,
+): { conditions: Condition[]; degraded: boolean } {
+  const out: Condition[] = [];
+  const seen = new Set<string>();
+  for (const c of custom.conditions) {
+    if (seen.has(c.type)) continue;
+    seen.add(c.type);
+    out.push(condition(previous, c.type, c.status, c.reason, c.message, generation, now));
+  }
+  if (custom.incomplete) {
+    const builtin = new Set<string>(BUILTIN_INSTANCE_CONDITIONS);
+    for (const p of previous) {
+      if (!seen.has(p.type) && !builtin.has(p.type)) {
+        seen.add(p.type);
+        out.push({ ...p });
+      }
+    }
+  }
+  return { conditions: out, degraded: custom.errors.length > 0 };
 }

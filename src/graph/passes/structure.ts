@@ -8,7 +8,7 @@ import type { PathSegment } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { NodeKind } from '../model.ts';
 import { toJson, type YEntry, type YNode } from '../yamlTree.ts';
-import { isCelGlobal } from './celNames.ts';
+import { isCelGlobal, isUndeclarable } from './celNames.ts';
 import { MODIFIERS } from './flavor.ts';
 import { readIdentity } from './identity.ts';
 import { type CompilerState, type Draft, type FrameDraft, nodePath } from './state.ts';
@@ -79,6 +79,12 @@ export function readFrame(
       ctx.error(
         GraphCode.ReservedId,
         `id is reserved: ${JSON.stringify(id)} cannot be used as a node id`,
+        where,
+      );
+    } else if (isUndeclarable(id)) {
+      ctx.error(
+        GraphCode.IdShadowsBuiltin,
+        `node id ${JSON.stringify(id)} cannot be declared as a CEL variable (a JavaScript object property name the CEL engine reserves); choose another id`,
         where,
       );
     } else if (isCelGlobal(id)) {
@@ -305,7 +311,7 @@ export function readForEach(s: CompilerState, d: Draft, e: YEntry): void {
           : `forEach iterator ${JSON.stringify(name)} must match ^[A-Za-z][A-Za-z0-9]*$`,
         where,
       );
-    } else if (flavor.reserved.has(name)) {
+    } else if (flavor.reserved.has(name) || isUndeclarable(name)) {
       ctx.error(
         GraphCode.IteratorReserved,
         `forEach iterator name ${JSON.stringify(name)} is reserved`,

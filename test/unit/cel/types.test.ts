@@ -4,6 +4,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { flatten, singleRef } from '../../../src/cel/types/flatten.ts';
 import { componentsResolver, type OpenApiSchema } from '../../../src/cel/types/openapi.ts';
 import { celTypeForSchema, SchemaTypeRegistry } from '../../../src/cel/types/registry.ts';
+import { markDynamic } from '../../../src/cel/types/typeless.ts';
 import { formatTypeString, parseTypeString } from '../../../src/cel/types/typeString.ts';
 
 const s = (schema: OpenApiSchema) => schema;
@@ -345,5 +346,36 @@ describe('SchemaTypeRegistry: registration in a cel-js Environment', () => {
     reg.registerInto(env); // would throw "already registered" if First were registered again
     env.registerVariable('f', 'First').registerVariable('s', 'Second');
     assert.equal(env.check('f.a + string(s.b)').type, 'string');
+  });
+});
+
+describe('typeless x-kubernetes-preserve-unknown-fields (issue #13 item 10)', () => {
+  const crd = (): OpenApiSchema => ({
+    type: 'object',
+    properties: {
+      hooks: { description: 'free-form', 'x-kubernetes-preserve-unknown-fields': true },
+      extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      port: { 'x-kubernetes-int-or-string': true },
+      cut: markDynamic({ 'x-kubernetes-preserve-unknown-fields': true }),
+    },
+  });
+
+  it("kro's reading hides the typeless field only; typed free-form, int-or-string and kgraph's markers stay", () => {
+    const reg = new SchemaTypeRegistry();
+    const t = reg.typeFor(crd(), 'Policy', { hideTypeless: true });
+    assert.deepEqual(Object.keys(reg.objectType(t)!.fields).sort(), ['cut', 'extra', 'port']);
+    assert.deepEqual(reg.objectType(t)!.hidden, ['hooks']);
+    assert.deepEqual(
+      reg.hiding('hooks').map((o) => o.name),
+      [t],
+    );
+    assert.equal(reg.objectType(t)!.fields.extra, 'dyn');
+  });
+
+  it('the permissive reading (default, --no-kro-compat) types it dyn', () => {
+    const reg = new SchemaTypeRegistry();
+    const t = reg.typeFor(crd(), 'Policy');
+    assert.equal(reg.objectType(t)!.fields.hooks, 'dyn');
+    assert.equal(reg.objectType(t)!.hidden, undefined);
   });
 });

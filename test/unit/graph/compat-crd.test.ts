@@ -29,3 +29,33 @@ test('generated CRD: int status without format, default printer columns without 
   );
   for (const c of columns) assert.equal(Object.hasOwn(c, 'priority'), false, `${c.name} has no priority`);
 });
+
+/**
+ * Item 11, list-of-object status fields: a Deployment's conditions, a Service port and scalar lists are
+ * typed from the declared types, as kro's generator does, instead of untyped preserve-unknown fields.
+ * The expected status is written in compat-crd/11-status-types.kro-status.yaml.
+ */
+test('generated CRD: object and list-of-object status fields typed as kro types them', () => {
+  const dir = join(import.meta.dirname, 'compat-crd');
+  const file = join(dir, '11-status-types.yaml');
+  const rgd = parse(readFileSync(file, 'utf8')) as { metadata: { name: string } };
+  const status = compileStatusTypes(file).get(rgd.metadata.name);
+  assert.ok(status && status.errors === 0);
+  const { crd } = generateCrd(rgd, { statusTypes: status.fields });
+  const version = (crd as { spec: { versions: Record<string, unknown>[] } }).spec.versions[0]!;
+  const generated = (
+    version.schema as { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } }
+  ).openAPIV3Schema.properties.status.properties;
+  const expected = parse(readFileSync(join(dir, '11-status-types.kro-status.yaml'), 'utf8'));
+  assert.deepEqual(JSON.parse(JSON.stringify(generated)), expected);
+  // Property order as kro writes it (sorted), so the CRDs compare equal as text too.
+  const rollout = generated.rollout as { items: { properties: Record<string, unknown> } };
+  assert.deepEqual(Object.keys(rollout.items.properties), [
+    'lastTransitionTime',
+    'lastUpdateTime',
+    'message',
+    'reason',
+    'status',
+    'type',
+  ]);
+});

@@ -7,6 +7,7 @@
  *   # warn: CODE LINE:COL           a warning kgraph must report (any number)
  *   # error: CODE LINE:COL          an error kgraph must report (any number)
  *   # no-kro-compat: accepted       kgraph's verdict with --no-kro-compat (its documented extensions)
+ *   # crd: crds/file.yaml           a CRD the file's documents read (passed as --crd)
  *
  * With the defaults, kgraph's verdict must equal kro's: a manifest kgraph accepts must work in kro.
  */
@@ -52,8 +53,12 @@ describe('kro parity fixtures', () => {
     .sort()) {
     test(name, () => {
       const file = join(dir, name);
-      const expected = expectations(readFileSync(file, 'utf8'));
-      const result = validatePaths([file]);
+      const text = readFileSync(file, 'utf8');
+      const expected = expectations(text);
+      const crdFiles = [
+        ...new Set([...text.matchAll(/^# crd: (.+)$/gm)].map((m) => join(dir, m[1]!.trim()))),
+      ];
+      const result = validatePaths([file], { crdFiles });
       assert.equal(result.objects.length, expected.length, 'one object per document');
       const all = [...result.fileDiagnostics, ...result.objects.flatMap((o) => o.diagnostics)];
       result.objects.forEach((o, i) => {
@@ -74,7 +79,7 @@ describe('kro parity fixtures', () => {
         );
       }
       if (expected.some((e) => e.extended)) {
-        const extended = validatePaths([file], { kroCompat: false });
+        const extended = validatePaths([file], { crdFiles, kroCompat: false });
         extended.objects.forEach((o, i) => {
           const e = expected[i]!;
           const verdict = o.accepted ? 'accepted' : 'rejected';

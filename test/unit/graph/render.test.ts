@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} syntax
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compileYaml, toDot, toMermaid } from '../../../src/graph/index.ts';
@@ -40,5 +41,29 @@ describe('drawing an RGD', () => {
     assert.match(m, /n_ext\[\("ext<br\/>externalRef ConfigMap"\)\]/);
     assert.match(m, /n_cm -->\|"metadata\.name"\| n_ext/);
     assert.match(m, /n_cm -\.->\|"status\.cm"\| instance/);
+  });
+});
+
+describe('drawing a watch node (kro KREP-024)', () => {
+  const text = [
+    'apiVersion: kro.run/v1alpha1',
+    'kind: Graph',
+    'metadata: {name: fan, namespace: web}',
+    'spec:',
+    '  nodes:',
+    '    - id: exposed',
+    '      watch: {apiVersion: v1, kind: Service, namespace: web, selector: {matchLabels: {route: public}}}',
+    '    - id: out',
+    '      template: {apiVersion: v1, kind: ConfigMap, metadata: {name: out}, data: {n: "${string(exposed.size())}"}}',
+  ].join('\n');
+  const [result] = compileYaml('fan.yaml', text, { resolver: offlineResolver() });
+  const graph = result!.graph!;
+
+  test('dot and mermaid draw it as a read (cylinder) of a watched set, with its edge', () => {
+    assert.deepEqual(result!.diagnostics, []);
+    assert.match(toDot(graph), /"exposed" \[shape=cylinder, label="exposed\\nwatch Service"\];/);
+    const mermaid = toMermaid(graph);
+    assert.match(mermaid, /n_exposed\[\("exposed<br\/>watch Service<br\/>\(watched set\)"\)\]/);
+    assert.match(mermaid, /n_exposed -->\|"data\.n"\| n_out/);
   });
 });

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { customInstanceConditions } from '../../../src/controller/rgd/instanceStatus.ts';
 import type { CompiledGraph } from '../../../src/graph/model.ts';
 import { validatePaths } from '../../../src/graph/validate.ts';
-import { evaluate, type KubeObject, observedFromObjects } from '../../../src/runtime/index.ts';
+import {
+  customConditionsWith,
+  evaluate,
+  type KubeObject,
+  observedFromObjects,
+} from '../../../src/runtime/index.ts';
 
 /** Custom conditions (graph-semantics.md §20.3) evaluated by the engine on a compiled RGD. */
 const file = join(import.meta.dirname, '../graph/compat/04-custom-conditions.yaml');
@@ -71,5 +77,79 @@ describe('custom conditions', () => {
       r.customConditions?.conditions.map((c) => c.type),
       ['Converged'],
     );
+  });
+
+  it('customConditionsWith: the same pass against built-ins known only after it, nodes not re-evaluated', () => {
+    const g = compiled();
+    const r = evaluate(g, { instance, observed: observedFromObjects([deployment(2)]) });
+    assert.equal(r.customConditions?.conditions[1]?.status, 'Unknown', 'no built-ins during the walk');
+    const after = customConditionsWith(g, instance, r, [
+      { type: 'ResourcesReady', status: 'True', reason: 'AllResourcesReady', message: '' },
+    ]);
+    assert.deepEqual(
+      after?.conditions.map((c) => [c.type, c.status]),
+      [
+        ['CacheAvailable', 'True'],
+        ['Converged', 'True'],
+      ],
+    );
+    assert.equal(Object.keys(r).includes('scope'), false, 'the kept scope is not part of the result data');
+  });
+
+  it('customInstanceConditions: timestamps kept, previous kept while incomplete, degraded on errors', () => {
+    const prev = [
+      {
+        type: 'CacheAvailable',
+        status: 'True' as const,
+        reason: 'Replicas',
+        message: 'm',
+        observedGeneration: 1,
+        lastTransitionTime: 't0',
+      },
+      {
+        type: 'Converged',
+        status: 'True' as const,
+        reason: '',
+        message: '',
+        observedGeneration: 1,
+        lastTransitionTime: 't0',
+      },
+    ];
+    const now = () => 't1';
+    const same = customInstanceConditions(
+      prev,
+      {
+        conditions: [{ type: 'CacheAvailable', status: 'True', reason: 'Replicas', message: 'm' }],
+        incomplete: true,
+        errors: [],
+      },
+      2,
+      now,
+    );
+    assert.deepEqual(
+      same.conditions.map((c) => [c.type, c.lastTransitionTime, c.observedGeneration]),
+      [
+        ['CacheAvailable', 't0', 2],
+        ['Converged', 't0', 1],
+      ],
+    );
+    assert.equal(same.degraded, false);
+    const flipped = customInstanceConditions(
+      prev,
+      {
+        conditions: [{ type: 'CacheAvailable', status: 'False', reason: 'Replicas', message: 'm' }],
+        incomplete: false,
+        errors: [{ code: 'KG5001', message: 'boom', node: 'instance' }],
+      },
+      2,
+      now,
+    );
+    assert.equal(flipped.conditions[0]?.lastTransitionTime, 't1');
+    assert.deepEqual(
+      flipped.conditions.map((c) => c.type),
+      ['CacheAvailable'],
+      'a failed entry is not replaced by its previous condition',
+    );
+    assert.equal(flipped.degraded, true);
   });
 });
