@@ -692,8 +692,9 @@ function* runObjectNode(
     rendered.push({ item, obj, id });
   }
   if (node.kind === 'template') {
+    // Per plane (planes.md §12.1): a provider and a host object of the same identity are distinct.
     for (const { id } of rendered) {
-      const key = identityKey(id);
+      const key = `${node.target}|${identityKey(id)}`;
       const owner = pass.identities.get(key);
       if (owner !== undefined) {
         throw new ExprStop(
@@ -705,7 +706,7 @@ function* runObjectNode(
         );
       }
     }
-    for (const { id } of rendered) pass.identities.set(identityKey(id), node.path);
+    for (const { id } of rendered) pass.identities.set(`${node.target}|${identityKey(id)}`, node.path);
   }
 
   const itemResults: ItemResult[] = [];

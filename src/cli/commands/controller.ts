@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
+import { PlanesController } from '../../controller/planes/controller.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
@@ -24,6 +25,9 @@ interface ControllerCliOptions {
   rgdSelector?: string;
   rgdConcurrency: string;
   deleteRgdCrds?: boolean;
+  planes?: boolean;
+  hostKubeconfig?: string;
+  planesNamespace: string;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -50,6 +54,19 @@ export function registerControllerCommand(program: Command): void {
       '--delete-rgd-crds',
       "delete an RGD's generated CRD (and so its instances) when the RGD is deleted",
     )
+    .option(
+      '--planes',
+      'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',
+    )
+    .option(
+      '--host-kubeconfig <path>',
+      'with --planes: the host cluster (absent: host-target nodes fail closed)',
+    )
+    .option(
+      '--planes-namespace <ns>',
+      'with --planes: namespace of ConsumerCluster Secrets and liveness records',
+      'kgraph-system',
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: ControllerCliOptions) => {
       const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
@@ -60,7 +77,8 @@ export function registerControllerCommand(program: Command): void {
       const rgdConcurrency = Number(opts.rgdConcurrency);
       if (!Number.isInteger(rgdConcurrency) || rgdConcurrency < 1)
         throw new Error('--rgd-concurrency must be a positive integer');
-      if (!opts.graphs && !opts.rgds) throw new Error('--no-graphs and --no-rgds leave nothing to do');
+      if (!opts.graphs && !opts.rgds && !opts.planes)
+        throw new Error('--no-graphs and --no-rgds leave nothing to do');
       const graphs = opts.graphs
         ? new GraphController({
             client,
@@ -81,17 +99,29 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
+      const planes = opts.planes
+        ? new PlanesController({
+            client,
+            ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
+            namespace: opts.planesNamespace,
+            installCrds: opts.installCrd,
+            log,
+          })
+        : undefined;
+      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
-        metrics: graphs?.metrics ?? (rgds as RgdController).metrics,
-        ready: () => (graphs?.ready() ?? true) && (rgds?.ready() ?? true),
+        metrics: graphs?.metrics ?? rgds?.metrics,
+        ready: () => (graphs?.ready() ?? true) && (rgds?.ready() ?? true) && (planes?.ready() ?? true),
         start: async () => {
           await graphs?.start();
           await rgds?.start();
+          await planes?.start();
         },
         stop: async () => {
           await graphs?.stop();
           await rgds?.stop();
+          await planes?.stop();
         },
       };
       let leader: LeaderElector | undefined;
@@ -100,7 +130,7 @@ export function registerControllerCommand(program: Command): void {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => controller.metrics.render(),
+            metrics: () => controller.metrics?.render() ?? '',
             ...(same
               ? {
                   healthy: () => true,

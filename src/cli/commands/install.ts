@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { installGraphCrd } from '../../controller/crd.ts';
+import { installPlaneCrds } from '../../controller/planes/crds.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { connect } from '../../kube/connect.ts';
 
@@ -11,11 +12,20 @@ export function registerInstallCommand(program: Command): void {
     )
     .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context')
-    .action(async (opts: { kubeconfig?: string; context?: string }) => {
+    .option(
+      '--planes',
+      'also install the krop blueprint and ConsumerCluster CRDs (krop.opendefense.cloud/v1alpha1)',
+    )
+    .action(async (opts: { kubeconfig?: string; context?: string; planes?: boolean }) => {
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       try {
         for (const crd of [await installGraphCrd(client), await installRgdCrd(client)]) {
           process.stdout.write(`customresourcedefinition/${crd.metadata.name} established\n`);
+        }
+        if (opts.planes) {
+          for (const crd of await installPlaneCrds(client)) {
+            process.stdout.write(`customresourcedefinition/${crd.metadata.name} established\n`);
+          }
         }
       } finally {
         client.close();

@@ -22,7 +22,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Listr } from 'listr2';
 import pino from 'pino';
@@ -672,7 +672,26 @@ export function registerUpCommands(program: Command): void {
     .addOption(new Option('--detach').hideHelp())
     .option('--no-ui', 'do not serve the `kgraph ui` page beside the controller')
     .option('--ui-addr <host:port>', 'address of the `kgraph ui` page', DEFAULT_UI_ADDR)
-    .action(async (opts: UpCliOptions) => {
+    .option(
+      '--planes',
+      'multi-plane blueprints instead: management, host and consumer planes (docs/planes.md)',
+    )
+    .option('--consumers <n>', 'with --planes: consumer clusters', '2')
+    .action(async (opts: UpCliOptions & { planes?: boolean; consumers: string }) => {
+      if (opts.planes) {
+        const { runUpPlanes } = await import('./upPlanes.ts');
+        const dataDir =
+          opts.dataDir === defaultDevDataDir() ? join(dirname(opts.dataDir), 'planes') : opts.dataDir;
+        const code = await runUpPlanes(
+          {
+            consumers: Number(opts.consumers),
+            dataDir,
+            timeoutMs: Math.max(parseDuration(opts.timeout, '--timeout'), 180_000),
+          },
+          (l) => process.stdout.write(`${l}\n`),
+        );
+        process.exit(code);
+      }
       const code = await runUp(opts);
       // Nothing may keep a finished `up` alive (renderer timers, keep-alive sockets); stdout to a
       // terminal or a pipe is written synchronously on Linux, so exiting here loses no output.

@@ -15,7 +15,7 @@ import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
 const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
-function schemaSection(): Record<string, unknown> {
+export function schemaSection(): Record<string, unknown> {
   return {
     type: 'object',
     required: ['kind', 'apiVersion'],
@@ -59,7 +59,7 @@ function schemaSection(): Record<string, unknown> {
   };
 }
 
-function resourceSchema(): Record<string, unknown> {
+export function resourceSchema(): Record<string, unknown> {
   return {
     type: 'object',
     required: ['id'],
@@ -80,7 +80,7 @@ function resourceSchema(): Record<string, unknown> {
   };
 }
 
-const conditionsSchema = {
+export const conditionsSchema = {
   type: 'array',
   items: {
     type: 'object',

@@ -1,0 +1,210 @@
+/**
+ * `kgraph up --planes` (issue #14 item 7): three kinds of local control planes — management, host and
+ * `--consumers N` consumer clusters (default 2) — the planes controller in the background, the seed's
+ * HostedDatabase blueprint with a VPC in every consumer, each consumer registered with a ServiceAccount
+ * token and granting the generated roles, one instance `db` per consumer; returns once they converge and
+ * prints which object landed on which plane and the kubectl command for each plane.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { generatedRoles } from '../../controller/planes/claims.ts';
+import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
+import { qualifiedName } from '../../controller/planes/naming.ts';
+import { devClusterUp } from '../../kube/devCluster.ts';
+import { repoRoot } from '../../kube/localControlPlane.ts';
+import { RestClient } from '../../kube/rest.ts';
+import type { KubeObject } from '../../kube/types.ts';
+
+const FM = 'kgraph-up';
+const NS = 'kgraph-system';
+const AV = 'krop.opendefense.cloud/v1alpha1';
+const TEAM = 'team-a';
+const SA = { namespace: 'kgraph-consumer', name: 'kgraph' };
+
+export interface UpPlanesOptions {
+  consumers: number;
+  dataDir: string;
+  timeoutMs: number;
+}
+
+const apply = (c: RestClient, o: KubeObject) => c.apply(o, { fieldManager: FM, force: true });
+const yamlDocs = (f: string) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS() as KubeObject);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, deadline: number, probe: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+function readyOf(o: KubeObject | undefined): { status?: string; reason?: string } | undefined {
+  return (
+    o?.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined
+  )?.conditions?.find((c) => c.type === 'Ready');
+}
+
+function clientFor(kubeconfig: string): RestClient {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return new RestClient(kc);
+}
+
+export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => void): Promise<number> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const names = [
+    'management',
+    'host',
+    ...Array.from({ length: opts.consumers }, (_, i) => `consumer-${i + 1}`),
+  ];
+  out(`starting ${names.length} control planes under ${opts.dataDir} …`);
+  const planes = await Promise.all(
+    names.map(async (n) => {
+      const dir = join(opts.dataDir, n);
+      mkdirSync(dir, { recursive: true });
+      const { ready } = await devClusterUp(dir, () => undefined, { workloads: false });
+      return { name: n, dir, kubeconfig: ready.kubeconfig, admin: clientFor(ready.kubeconfig) };
+    }),
+  );
+  const [mgmt, host, ...consumers] = planes as [
+    (typeof planes)[0],
+    (typeof planes)[0],
+    ...(typeof planes)[0][],
+  ];
+  const [vpcCrd] = yamlDocs(join(repoRoot, 'examples/planes/00-vpc-crd.yaml')) as [KubeObject];
+  const [blueprint] = yamlDocs(join(repoRoot, 'examples/planes/10-hosteddatabase.yaml')) as [KubeObject];
+  await apply(mgmt.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await apply(mgmt.admin, vpcCrd);
+  await apply(host.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'databases' } });
+
+  // The controller, in the background.
+  const logFile = join(opts.dataDir, 'controller.log');
+  const fd = openSync(logFile, 'a');
+  const child = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'bin', 'kgraph.js'),
+      'controller',
+      '--planes',
+      '--no-graphs',
+      '--no-rgds',
+      '--kubeconfig',
+      mgmt.kubeconfig,
+      '--host-kubeconfig',
+      host.kubeconfig,
+      '--metrics-addr',
+      '0',
+      '--health-addr',
+      '0',
+    ],
+    { detached: true, stdio: ['ignore', fd, fd] },
+  );
+  child.unref();
+  out(`planes controller started (pid ${child.pid}, log ${logFile})`);
+  await apply(mgmt.admin, blueprint).catch(async () => {
+    await until('the blueprint CRD', deadline, async () => (await apply(mgmt.admin, blueprint)) && true);
+  });
+  const published = await until('blueprint hosteddatabase Published', deadline, async () => {
+    const b = await mgmt.admin.getOrUndefined({
+      apiVersion: AV,
+      kind: 'ResourceGraphDefinition',
+      name: 'hosteddatabase',
+    });
+    return readyOf(b)?.reason === 'Published' ? b : undefined;
+  });
+  const st = published.status as { exportedAPI: string; claims: never };
+  const plural = st.exportedAPI.slice(0, st.exportedAPI.indexOf('.'));
+  const roles = generatedRoles(
+    st.exportedAPI,
+    { group: 'krop.opendefense.cloud', plural },
+    st.claims,
+  ) as unknown as KubeObject[];
+
+  for (const [i, c] of consumers.entries()) {
+    await apply(c.admin, vpcCrd);
+    await apply(c.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } });
+    const text = await serviceAccountKubeconfig(c.admin, SA);
+    for (const r of roles) {
+      await apply(c.admin, r);
+      await bindRole(c.admin, r.metadata.name ?? '', SA);
+    }
+    await apply(mgmt.admin, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${c.name}-kubeconfig`, namespace: NS },
+      data: { kubeconfig: Buffer.from(text).toString('base64') },
+    });
+    await apply(mgmt.admin, {
+      apiVersion: AV,
+      kind: 'ConsumerCluster',
+      metadata: { name: c.name },
+      spec: {
+        kubeconfigSecretRef: { name: `${c.name}-kubeconfig`, key: 'kubeconfig' },
+        blueprintSelector: {},
+      },
+    });
+    const vpc = {
+      apiVersion: 'ec2.services.k8s.aws/v1alpha1',
+      kind: 'VPC',
+      metadata: { name: 'db-vpc', namespace: TEAM },
+    };
+    await until(
+      'the VPC type',
+      deadline,
+      async () => (await apply(c.admin, { ...vpc, spec: { cidrBlock: '10.0.0.0/16' } })) && true,
+    );
+    await c.admin.applyStatus(
+      { ...vpc, status: { vpcID: `vpc-${i + 1}` } },
+      { fieldManager: FM, force: true },
+    );
+  }
+  const lines: string[] = [];
+  for (const c of consumers) {
+    const cc = await until(`${c.name} serving`, deadline, async () => {
+      const o = await mgmt.admin.getOrUndefined({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
+      return (o?.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints?.[0]?.served
+        ? o
+        : undefined;
+    });
+    const id = (cc.spec as { clusterID: string }).clusterID;
+    const instance = {
+      apiVersion: AV,
+      kind: 'HostedDatabase',
+      metadata: { name: 'db', namespace: TEAM },
+      spec: { name: 'db' },
+    };
+    await until('the HostedDatabase type', deadline, async () => (await apply(c.admin, instance)) && true);
+    const inst = await until(`${c.name} HostedDatabase db Ready`, deadline, async () => {
+      const o = await c.admin.getOrUndefined({
+        apiVersion: AV,
+        kind: 'HostedDatabase',
+        namespace: TEAM,
+        name: 'db',
+      });
+      return readyOf(o)?.status === 'True' ? o : undefined;
+    });
+    const s = inst.status as { endpoint?: string; vpcID?: string };
+    lines.push(
+      `${c.name} (cluster ID ${id}): HostedDatabase ${TEAM}/db Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
+      `  consumer   ${c.name}: VPC ${TEAM}/db-vpc (read only), ConfigMap ${TEAM}/db-connection`,
+      `  host       host: Deployment databases/${id}-db`,
+      `  provider   management: ConfigMap default/${qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap')}`,
+    );
+  }
+  out('');
+  out(...[lines.join('\n')]);
+  out('');
+  out('kubectl for each plane:');
+  for (const p of planes) out(`  ${p.name.padEnd(11)} kubectl --kubeconfig ${resolve(p.kubeconfig)} get …`);
+  out('');
+  out(
+    `stop: kill ${child.pid}; then for each plane: npx kgraph cluster down --data-dir ${opts.dataDir}/<plane>`,
+  );
+  for (const p of planes) p.admin.close();
+  return 0;
+}

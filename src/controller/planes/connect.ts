@@ -1,0 +1,97 @@
+/**
+ * Connecting to a registered consumer cluster (planes.md §3.3): the kubeconfig from its Secret in the
+ * controller namespace, the kube-system namespace UID (cluster identity, §3.3.2) and the identity the
+ * credentials have there (SelfSubjectReview). Failures are typed values with the condition reason.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { isForbidden, isNotFound, type KubeObject, RestClient, selfSubjectReview } from '../../kube/index.ts';
+import { errorMessage } from '../core/errors.ts';
+
+export type ConnectFailure = { ok: false; reason: 'KubeconfigInvalid' | 'Unreachable'; message: string };
+export type ConnectSuccess = {
+  ok: true;
+  client: RestClient;
+  /** '' when the credentials may not read the kube-system namespace (serving role not granted). */
+  kubeSystemUID: string;
+  identity: { username: string; groups: string[] };
+  secretVersion: string;
+};
+
+/** The kubeconfig text of a registration, or why there is none. */
+export async function readKubeconfig(
+  management: RestClient,
+  namespace: string,
+  cc: KubeObject,
+): Promise<{ ok: true; text: string; version: string } | ConnectFailure> {
+  const ref = ((cc.spec ?? {}) as { kubeconfigSecretRef?: { name?: string; key?: string } })
+    .kubeconfigSecretRef;
+  const name = ref?.name ?? '';
+  const key = ref?.key || 'kubeconfig';
+  if (!name)
+    return { ok: false, reason: 'KubeconfigInvalid', message: 'spec.kubeconfigSecretRef.name is empty' };
+  let secret: KubeObject;
+  try {
+    secret = await management.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+  } catch (e) {
+    return {
+      ok: false,
+      reason: 'KubeconfigInvalid',
+      message: isNotFound(e)
+        ? `Secret ${namespace}/${name} does not exist`
+        : `read Secret ${namespace}/${name}: ${errorMessage(e)}`,
+    };
+  }
+  const data = (secret.data ?? {}) as Record<string, string>;
+  const b64 = data[key];
+  if (typeof b64 !== 'string' || b64 === '')
+    return {
+      ok: false,
+      reason: 'KubeconfigInvalid',
+      message: `Secret ${namespace}/${name} has no key ${key}`,
+    };
+  return {
+    ok: true,
+    text: Buffer.from(b64, 'base64').toString('utf8'),
+    version: secret.metadata.resourceVersion ?? '',
+  };
+}
+
+export async function connectConsumer(
+  text: string,
+  version: string,
+): Promise<ConnectSuccess | ConnectFailure> {
+  let client: RestClient;
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromString(text);
+    if (!kc.getCurrentCluster()) throw new Error('no current cluster');
+    client = new RestClient(kc, { timeoutMs: 15_000, maxRetries: 1 });
+  } catch (e) {
+    return {
+      ok: false,
+      reason: 'KubeconfigInvalid',
+      message: `the kubeconfig does not load: ${errorMessage(e)}`,
+    };
+  }
+  try {
+    const who = await selfSubjectReview(client);
+    // The serving role grants `get` on this one namespace; without it the identity cannot be verified.
+    let uid = '';
+    try {
+      const ns = await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' });
+      uid = ns.metadata.uid ?? '';
+    } catch (e) {
+      if (!isForbidden(e)) throw e;
+    }
+    return {
+      ok: true,
+      client,
+      kubeSystemUID: uid,
+      identity: { username: who.username, groups: who.groups },
+      secretVersion: version,
+    };
+  } catch (e) {
+    client.close();
+    return { ok: false, reason: 'Unreachable', message: errorMessage(e) };
+  }
+}

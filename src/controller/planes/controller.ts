@@ -1,0 +1,630 @@
+/**
+ * The planes controller (planes.md §3, §11, §13–§14): blueprints and ConsumerCluster registrations in
+ * the management cluster, a serving loop per (blueprint, consumer cluster), one instance queue, the
+ * liveness sweeper. Runs beside the Graph and RGD controllers (`kgraph controller --planes`).
+ *
+ * Queues: blueprint names (registrar), ConsumerCluster names (connect, verify, serve), and instance keys
+ * `blueprint|cluster|namespace|name`. The instance reconciler talks to the consumer cluster with the
+ * registered kubeconfig, to the management cluster with the controller's identity (provider plane) and
+ * to the host cluster with `--host-kubeconfig` (host plane; absent: host nodes fail closed).
+ */
+import pino, { type Logger } from 'pino';
+import {
+  Informer,
+  isNotFound,
+  type KubeObject,
+  type RestClient,
+  WorkQueue,
+  watchCRDs,
+} from '../../kube/index.ts';
+import { matchesSelector, toLabelSelector } from '../../runtime/selector.ts';
+import { errorMessage } from '../core/errors.ts';
+import { GraphCompiler } from '../engine.ts';
+import { type Condition, condition } from '../status.ts';
+import { ClaimAccess } from './access.ts';
+import { cleanupCluster } from './cleanup.ts';
+import { connectConsumer, readKubeconfig } from './connect.ts';
+import { installPlaneCrds } from './crds.ts';
+import { InstanceReconciler } from './instance.ts';
+import {
+  BLUEPRINT_PLURAL,
+  CONSUMER_KIND,
+  CONSUMER_PLURAL,
+  DEFAULT_TIMINGS,
+  FINALIZER_CLUSTER,
+  FINALIZER_INSTANCE,
+  KROP_API_VERSION,
+  type PlaneTimings,
+  REGISTRAR_MANAGER,
+} from './names.ts';
+import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
+import { BlueprintRegistrar } from './registrar.ts';
+import type { Connection, PublishedBlueprint } from './served.ts';
+import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
+import { Sweeper } from './sweeper.ts';
+
+export interface PlanesControllerOptions {
+  /** The management cluster (provider plane), with the controller's identity. */
+  client: RestClient;
+  /** The host cluster; undefined: the host plane does not exist (host nodes fail closed, §5.4). */
+  host?: RestClient;
+  /** Where ConsumerCluster kubeconfig Secrets and liveness records live. */
+  namespace?: string;
+  timings?: Partial<PlaneTimings>;
+  installCrds?: boolean;
+  concurrency?: number;
+  log?: Logger;
+  now?: () => Date;
+}
+
+interface ClusterState {
+  conn?: Connection;
+  secretVersion?: string;
+  verified: boolean;
+  reachable: boolean;
+  /**
+   * The credentials still authenticate but may no longer read kube-system (the serving role was
+   * revoked): consent is withdrawn, so the sweeper may treat a forbidden instance GET as gone (§13.4).
+   */
+  withdrawn?: boolean;
+}
+
+export class PlanesController {
+  readonly client: RestClient;
+  readonly host: RestClient | undefined;
+  readonly namespace: string;
+  readonly timings: PlaneTimings;
+  readonly log: Logger;
+  readonly registrar: BlueprintRegistrar;
+  readonly access: ClaimAccess;
+  readonly instances: InstanceReconciler;
+  readonly sweeper: Sweeper;
+  readonly blueprintQueue = new WorkQueue<string>();
+  readonly clusterQueue = new WorkQueue<string>();
+  readonly instanceQueue = new WorkQueue<string>();
+  /** `blueprint|cluster` → loop. */
+  readonly loops = new Map<string, ServingLoop>();
+  readonly clusters = new Map<string, ClusterState>();
+  /** Serving loop starts per blueprint (the change-detected restart, §14.2). */
+  readonly serveStarts = new Map<string, number>();
+  private readonly opts: PlanesControllerOptions;
+  private blueprintInformer: Informer | undefined;
+  private clusterInformer: Informer | undefined;
+  private crdInformer: Informer | undefined;
+  private running: Promise<void>[] = [];
+  private started = false;
+  readonly startedAt: Date;
+
+  constructor(opts: PlanesControllerOptions) {
+    this.opts = opts;
+    this.client = opts.client;
+    this.host = opts.host;
+    this.namespace = opts.namespace ?? 'kgraph-system';
+    this.timings = { ...DEFAULT_TIMINGS, ...(opts.timings ?? {}) };
+    this.log = opts.log ?? pino({ name: 'kgraph-planes', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
+    this.access = new ClaimAccess(this.timings.ssarTtlMs);
+    const now = opts.now ?? (() => new Date());
+    this.startedAt = now();
+    this.registrar = new BlueprintRegistrar({
+      client: this.client,
+      compiler: new GraphCompiler(this.client),
+      blueprints: {
+        get: (n) => this.blueprintInformer?.get(undefined, n),
+        list: () => this.blueprintInformer?.list() ?? [],
+      },
+      hooks: {
+        published: (bp, changed) => this.onPublished(bp, changed),
+        unpublished: (name) => this.stopBlueprint(name),
+        withdraw: (name) => this.withdraw(name),
+      },
+      log: this.log,
+    });
+    this.instances = new InstanceReconciler({
+      provider: this.client,
+      host: this.host,
+      controllerNamespace: this.namespace,
+      access: this.access,
+      timings: this.timings,
+      log: this.log,
+      now,
+    });
+    this.sweeper = new Sweeper({
+      provider: this.client,
+      host: this.host,
+      namespace: this.namespace,
+      timings: this.timings,
+      log: this.log,
+      now,
+      startedAt: this.startedAt,
+      registeredClusterIDs: () => this.registeredClusterIDs(),
+      publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
+      connectionFor: (clusterID) => this.connectionFor(clusterID),
+      blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.opts.installCrds !== false) await installPlaneCrds(this.client);
+    this.crdInformer = watchCRDs(this.client, {
+      discovery: this.client.discovery,
+      onChange: () => {
+        this.registrar.invalidate();
+        for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
+      },
+    });
+    this.blueprintInformer = new Informer(this.client, {
+      target: { apiVersion: KROP_API_VERSION, plural: BLUEPRINT_PLURAL },
+    });
+    this.blueprintInformer.addHandlers({
+      add: (o) => this.blueprintQueue.add(o.metadata.name ?? ''),
+      update: (o, n) => {
+        if (
+          o === n ||
+          o.metadata.generation !== n.metadata.generation ||
+          n.metadata.deletionTimestamp ||
+          !sameList(o.metadata.finalizers, n.metadata.finalizers) ||
+          !sameLabels(o, n)
+        )
+          this.blueprintQueue.add(n.metadata.name ?? '');
+      },
+      delete: (o) => {
+        this.blueprintQueue.add(o.metadata.name ?? '');
+        for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
+      },
+    });
+    this.clusterInformer = new Informer(this.client, {
+      target: { apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL },
+    });
+    this.clusterInformer.addHandlers({
+      add: (o) => this.clusterQueue.add(o.metadata.name ?? ''),
+      update: (o, n) => {
+        if (
+          o === n ||
+          o.metadata.generation !== n.metadata.generation ||
+          n.metadata.deletionTimestamp ||
+          !sameList(o.metadata.finalizers, n.metadata.finalizers)
+        )
+          this.clusterQueue.add(n.metadata.name ?? '');
+      },
+      delete: (o) => this.clusterQueue.add(o.metadata.name ?? ''),
+    });
+    this.blueprintInformer.start();
+    this.clusterInformer.start();
+    await Promise.all([
+      this.blueprintInformer.waitForSync(),
+      this.clusterInformer.waitForSync(),
+      this.crdInformer.waitForSync(),
+    ]);
+    const warn = (what: string) => (key: string, e: unknown, delay: number) =>
+      this.log.warn({ [what]: key, err: errorMessage(e), retryInMs: delay }, `${what} reconcile failed`);
+    this.running.push(
+      this.blueprintQueue.run(
+        async (name) => {
+          const out = await this.registrar.reconcile(name);
+          this.log.debug({ blueprint: name, ...out }, 'blueprint reconciled');
+          if (out.reason === 'Gone' || out.reason === 'Withdrawn') return undefined;
+          if (out.reason === 'FinalizerAdded') return { requeueAfterMs: 0 };
+          return {
+            requeueAfterMs:
+              out.reason === 'Published' ? this.timings.resyncMs : Math.min(this.timings.resyncMs, 10_000),
+          };
+        },
+        1,
+        warn('blueprint'),
+      ),
+      this.clusterQueue.run((name) => this.reconcileCluster(name), 1, warn('cluster')),
+      this.instanceQueue.run(
+        (key) => this.reconcileInstance(key),
+        this.opts.concurrency ?? 2,
+        warn('instance'),
+      ),
+    );
+    this.sweeper.start();
+    this.log.info({ host: this.host !== undefined, namespace: this.namespace }, 'planes controller started');
+  }
+
+  ready(): boolean {
+    return (
+      this.started &&
+      (this.blueprintInformer?.hasSynced() ?? false) &&
+      (this.clusterInformer?.hasSynced() ?? false)
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.sweeper.stop();
+    await Promise.all([
+      this.blueprintQueue.shutdown(),
+      this.clusterQueue.shutdown(),
+      this.instanceQueue.shutdown(),
+    ]);
+    await Promise.all(this.running);
+    await Promise.all([...this.loops.values()].map((l) => l.informer.stop()));
+    this.loops.clear();
+    for (const s of this.clusters.values()) s.conn?.client.close();
+    this.clusters.clear();
+    await this.blueprintInformer?.stop();
+    await this.clusterInformer?.stop();
+    await this.crdInformer?.stop();
+  }
+
+  /** Resolves when no queue holds or processes a key (delayed requeues excluded). */
+  async idle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const busy = [this.blueprintQueue, this.clusterQueue, this.instanceQueue].some((q) => {
+        const s = q.stats();
+        return s.depth > 0 || s.processing > 0;
+      });
+      if (!busy) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('planes controller did not become idle');
+  }
+
+  // ------------------------------------------------------------------ blueprints
+
+  private async onPublished(bp: PublishedBlueprint, changed: boolean): Promise<void> {
+    if (changed) await this.stopBlueprint(bp.name);
+    for (const c of this.clusterInformer?.list() ?? []) this.clusterQueue.add(c.metadata.name ?? '');
+  }
+
+  /** Stops every serving loop of a blueprint (in-flight instance reconciles finish on the old graph). */
+  private async stopBlueprint(name: string): Promise<void> {
+    const stops: Promise<void>[] = [];
+    for (const [k, l] of this.loops) {
+      if (l.bp.name !== name) continue;
+      this.loops.delete(k);
+      stops.push(l.informer.stop());
+    }
+    await Promise.all(stops);
+  }
+
+  /** §14.4: release kgraph's finalizer from the blueprint's instances in every reachable cluster. */
+  private async withdraw(name: string): Promise<void> {
+    for (const l of this.loops.values()) {
+      if (l.bp.name !== name) continue;
+      for (const inst of l.informer.list()) {
+        if (!(inst.metadata.finalizers ?? []).includes(FINALIZER_INSTANCE)) continue;
+        await this.instances
+          .setFinalizer(l.bp, l.conn, inst, false)
+          .catch((e) =>
+            this.log.warn(
+              { err: errorMessage(e), instance: inst.metadata.name },
+              'could not release the instance finalizer',
+            ),
+          );
+      }
+    }
+    await this.stopBlueprint(name);
+    for (const c of this.clusterInformer?.list() ?? []) this.clusterQueue.add(c.metadata.name ?? '');
+  }
+
+  // ------------------------------------------------------------------ clusters
+
+  private registeredClusterIDs(): Set<string> {
+    const out = new Set<string>();
+    for (const c of this.clusterInformer?.list() ?? []) {
+      if (c.metadata.deletionTimestamp) continue;
+      const id = ((c.spec ?? {}) as { clusterID?: string }).clusterID;
+      if (id) out.add(id);
+    }
+    return out;
+  }
+
+  private connectionFor(clusterID: string): {
+    conn?: Connection;
+    reachable: boolean;
+    verified: boolean;
+    withdrawn: boolean;
+  } {
+    for (const s of this.clusters.values()) {
+      if (s.conn?.clusterID === clusterID)
+        return {
+          conn: s.conn,
+          reachable: s.reachable,
+          verified: s.verified,
+          withdrawn: s.withdrawn === true,
+        };
+    }
+    return { reachable: false, verified: false, withdrawn: false };
+  }
+
+  private async reconcileCluster(name: string): Promise<{ requeueAfterMs: number } | undefined> {
+    const cc = this.clusterInformer?.get(undefined, name);
+    if (!cc) {
+      await this.stopCluster(name);
+      return undefined;
+    }
+    const spec = (cc.spec ?? {}) as {
+      clusterID?: string;
+      kubeSystemUID?: string;
+      blueprintSelector?: unknown;
+    };
+    const finalizers = cc.metadata.finalizers ?? [];
+    if (cc.metadata.deletionTimestamp) {
+      if (!finalizers.includes(FINALIZER_CLUSTER)) return undefined;
+      const state = this.clusters.get(name);
+      await this.stopCluster(name, false);
+      await cleanupCluster({
+        provider: this.client,
+        host: this.host,
+        namespace: this.namespace,
+        clusterID: spec.clusterID ?? '',
+        conn: state?.verified ? state.conn : undefined,
+        blueprints: [...this.registrar.registry.values()],
+        log: this.log,
+      });
+      state?.conn?.client.close();
+      this.clusters.delete(name);
+      await this.applyClusterMeta(name, { finalizers: [] });
+      return undefined;
+    }
+    if (!finalizers.includes(FINALIZER_CLUSTER)) {
+      await this.applyClusterMeta(name, { finalizers: [FINALIZER_CLUSTER] });
+      return { requeueAfterMs: 0 };
+    }
+    const prev = previous(cc);
+    const gen = cc.metadata.generation ?? 0;
+    const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const conds = (
+      connected: [string, string, string],
+      verified: [string, string, string],
+      ready: [string, string, string],
+    ): Condition[] => [
+      condition(prev, 'Connected', connected[0] as 'True', connected[1], connected[2], gen, now),
+      condition(prev, 'IdentityVerified', verified[0] as 'True', verified[1], verified[2], gen, now),
+      condition(prev, 'Ready', ready[0] as 'True', ready[1], ready[2], gen, now),
+    ];
+
+    // Connect (reusing the client while the Secret is unchanged).
+    const state: ClusterState = this.clusters.get(name) ?? { verified: false, reachable: false };
+    this.clusters.set(name, state);
+    const kubeconfig = await readKubeconfig(this.client, this.namespace, cc);
+    if (!kubeconfig.ok) {
+      state.reachable = false;
+      await this.stopCluster(name, false);
+      await this.writeClusterStatus(cc, {
+        conditions: conds(
+          ['False', kubeconfig.reason, kubeconfig.message],
+          ['Unknown', 'Unknown', 'not connected'],
+          ['False', kubeconfig.reason, kubeconfig.message],
+        ),
+      });
+      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+    }
+    const connected = await connectConsumer(kubeconfig.text, kubeconfig.version);
+    if (!connected.ok) {
+      state.reachable = false;
+      await this.writeClusterStatus(cc, {
+        conditions: conds(
+          ['False', connected.reason, connected.message],
+          ['Unknown', 'Unknown', 'not connected'],
+          ['False', connected.reason, connected.message],
+        ),
+      });
+      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+    }
+    state.reachable = true;
+
+    // Identity (§3.3.2): written once, verified on every connect.
+    const uid = connected.kubeSystemUID;
+    if (uid === '') {
+      connected.client.close();
+      state.verified = false;
+      state.withdrawn = true;
+      await this.stopCluster(name, false);
+      const msg = 'cannot read the kube-system namespace: grant the serving role';
+      await this.writeClusterStatus(cc, {
+        identity: connected.identity,
+        blueprints: [],
+        conditions: conds(
+          ['True', 'Connected', 'connected'],
+          ['False', 'IdentityUnreadable', msg],
+          ['False', 'IdentityUnreadable', msg],
+        ),
+      });
+      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+    }
+    if (spec.kubeSystemUID && spec.kubeSystemUID !== uid) {
+      connected.client.close();
+      state.verified = false;
+      state.withdrawn = false;
+      await this.stopCluster(name, false);
+      const msg = `the kube-system namespace UID is ${uid}, registered ${spec.kubeSystemUID}: register the cluster anew`;
+      await this.writeClusterStatus(cc, {
+        identity: connected.identity,
+        blueprints: [],
+        conditions: conds(
+          ['True', 'Connected', 'connected'],
+          ['False', 'ClusterIdentityChanged', msg],
+          ['False', 'ClusterIdentityChanged', msg],
+        ),
+      });
+      return { requeueAfterMs: this.timings.resyncMs };
+    }
+    let clusterID = spec.clusterID ?? '';
+    if (clusterID !== '' && !CLUSTER_ID_PATTERN.test(clusterID)) {
+      connected.client.close();
+      const msg = `spec.clusterID ${clusterID} must match ${CLUSTER_ID_PATTERN.source}`;
+      await this.writeClusterStatus(cc, {
+        conditions: conds(
+          ['True', 'Connected', 'connected'],
+          ['False', 'InvalidClusterID', msg],
+          ['False', 'InvalidClusterID', msg],
+        ),
+      });
+      return undefined;
+    }
+    if (!spec.kubeSystemUID || !clusterID) {
+      clusterID ||= clusterIdFromUid(uid);
+      await this.client.patch(
+        { apiVersion: KROP_API_VERSION, kind: CONSUMER_KIND, name },
+        { spec: { clusterID, kubeSystemUID: uid } },
+        { type: 'merge', fieldManager: REGISTRAR_MANAGER },
+      );
+    }
+    if (state.conn && state.secretVersion === kubeconfig.version && state.conn.clusterID === clusterID) {
+      connected.client.close();
+      state.conn.identity = connected.identity;
+    } else {
+      if (state.conn) {
+        await this.stopCluster(name, false);
+        state.conn.client.close();
+      }
+      state.conn = { name, clusterID, client: connected.client, identity: connected.identity };
+      state.secretVersion = kubeconfig.version;
+    }
+    state.verified = true;
+    state.withdrawn = false;
+    const conn = state.conn;
+
+    // Serve every selected blueprint; stop the others.
+    const selected = [...this.registrar.registry.values()].filter((bp) =>
+      selects(spec.blueprintSelector, bp.labels),
+    );
+    const entries: ServeEntryStatus[] = [];
+    for (const bp of selected) {
+      const key = `${bp.name}|${name}`;
+      try {
+        const running = this.loops.get(key);
+        const res = await startServing(
+          {
+            log: this.log,
+            crdWaitMs: this.timings.crdWaitMs,
+            onInstance: (b, c, o) => this.enqueueInstance(b, c, o),
+          },
+          bp,
+          conn,
+          running,
+        );
+        entries.push(res.status);
+        if (!res.status.served)
+          this.log.info(
+            { cluster: name, blueprint: bp.name, reason: res.status.reason, message: res.status.message },
+            'not served',
+          );
+        if (res.loop && res.loop !== running) {
+          if (running) await running.informer.stop();
+          this.loops.set(key, res.loop);
+          this.serveStarts.set(bp.name, (this.serveStarts.get(bp.name) ?? 0) + 1);
+          // Events delivered while the informer synced found no loop yet: reconcile every instance now.
+          for (const o of res.loop.informer.list()) this.enqueueInstance(bp, conn, o);
+        } else if (!res.loop && running) {
+          this.loops.delete(key);
+          await running.informer.stop();
+        }
+      } catch (e) {
+        this.log.warn({ cluster: name, blueprint: bp.name, err: errorMessage(e) }, 'serving failed');
+        entries.push({
+          name: bp.name,
+          exportedAPI: bp.exportName,
+          specHash: bp.specHash,
+          served: false,
+          reason: 'ServingNotGranted',
+          message: errorMessage(e),
+        });
+      }
+    }
+    const selectedNames = new Set(selected.map((b) => b.name));
+    for (const [k, l] of this.loops) {
+      if (l.conn.name === name && !selectedNames.has(l.bp.name)) {
+        this.loops.delete(k);
+        await l.informer.stop();
+      }
+    }
+    await this.writeClusterStatus(cc, {
+      identity: conn.identity,
+      blueprints: entries,
+      conditions: conds(
+        ['True', 'Connected', 'connected'],
+        ['True', 'Verified', `cluster ID ${clusterID}`],
+        [
+          'True',
+          'Ready',
+          `serving ${entries.filter((e) => e.served).length} of ${entries.length} blueprints`,
+        ],
+      ),
+    });
+    return { requeueAfterMs: this.timings.resyncMs };
+  }
+
+  private async stopCluster(name: string, forget = true): Promise<void> {
+    for (const [k, l] of this.loops) {
+      if (l.conn.name !== name) continue;
+      this.loops.delete(k);
+      await l.informer.stop();
+    }
+    if (forget) {
+      this.clusters.get(name)?.conn?.client.close();
+      this.clusters.delete(name);
+    }
+  }
+
+  private async applyClusterMeta(name: string, meta: Record<string, unknown>): Promise<void> {
+    try {
+      await this.client.apply(
+        { apiVersion: KROP_API_VERSION, kind: CONSUMER_KIND, metadata: { name, ...meta } } as KubeObject,
+        { fieldManager: REGISTRAR_MANAGER, force: true },
+      );
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  private async writeClusterStatus(cc: KubeObject, status: Record<string, unknown>): Promise<void> {
+    const current = (cc.status ?? {}) as Record<string, unknown>;
+    const merged = { ...current, ...status };
+    if (JSON.stringify(merged) === JSON.stringify(current)) return;
+    await this.client.applyStatus(
+      {
+        apiVersion: KROP_API_VERSION,
+        kind: CONSUMER_KIND,
+        metadata: { name: cc.metadata.name },
+        status: merged,
+      } as KubeObject,
+      { fieldManager: REGISTRAR_MANAGER, force: true },
+    );
+  }
+
+  // ------------------------------------------------------------------ instances
+
+  private enqueueInstance(bp: PublishedBlueprint, conn: Connection, o: KubeObject): void {
+    this.instanceQueue.add(`${bp.name}|${conn.name}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`);
+  }
+
+  private async reconcileInstance(key: string): Promise<{ requeueAfterMs: number } | undefined> {
+    const [bpName = '', cluster = '', ns = '', name = ''] = key.split('|');
+    const loop = this.loops.get(`${bpName}|${cluster}`);
+    if (!loop) return undefined; // not served (any more)
+    const current = this.registrar.registry.get(bpName);
+    if (!current || current.specHash !== loop.bp.specHash) return undefined; // a restart is under way
+    const inst = loop.informer.get(loop.bp.namespaced ? ns : undefined, name);
+    const out = await this.instances.reconcile(loop.bp, loop.conn, inst);
+    this.log.debug({ instance: key, kind: out.kind, ready: out.ready }, 'instance reconciled');
+    if (out.kind === 'finalizerAdded') return { requeueAfterMs: 0 };
+    return out.requeueAfterMs !== undefined ? { requeueAfterMs: out.requeueAfterMs } : undefined;
+  }
+}
+
+function previous(o: KubeObject): Condition[] {
+  const s = o.status as { conditions?: unknown } | undefined;
+  return Array.isArray(s?.conditions) ? (s.conditions as Condition[]) : [];
+}
+
+/** `blueprintSelector`: absent selects none, `{}` selects all (§3.3.1). */
+export function selects(selector: unknown, labels: Record<string, string>): boolean {
+  if (selector === undefined || selector === null) return false;
+  const check = toLabelSelector(selector);
+  return check.ok && matchesSelector(check.selector, labels);
+}
+
+function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+}
+
+function sameLabels(a: KubeObject, b: KubeObject): boolean {
+  return JSON.stringify(a.metadata.labels ?? {}) === JSON.stringify(b.metadata.labels ?? {});
+}

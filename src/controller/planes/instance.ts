@@ -1,0 +1,342 @@
+/**
+ * The instance reconcile algorithm (planes.md §11) for one (consumer cluster, namespace, name):
+ *
+ *   deleting → children on every plane over the recorded GVK union, the liveness record, the finalizer.
+ *   no finalizer → add it and return (nothing is applied before it exists, §19.44).
+ *   stamp the runtime copy (§8) → engine pass across planes (pass.ts) → prune per plane, only after a
+ *   complete pass → in `finally`: the liveness record with the ever-applied union → status, every pass.
+ */
+import type { Logger } from 'pino';
+import type { Plane } from '../../graph/model.ts';
+import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { ClaimAccess } from './access.ts';
+import { type ChainContext, childSelector, decorate } from './chain.ts';
+import { deleteChildren } from './children.ts';
+import {
+  type InstanceStatusOut,
+  instanceConditions,
+  type Problem,
+  previousConditions,
+} from './instanceStatus.ts';
+import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
+import {
+  ANNOTATION_CONSUMER_CLUSTER,
+  CHILD_MANAGER,
+  FINALIZER_INSTANCE,
+  type PlaneTimings,
+} from './names.ts';
+import { livenessRecordName } from './naming.ts';
+import { type AppliedChild, type PassOutcome, runPass } from './pass.ts';
+import type { Connection, PublishedBlueprint } from './served.ts';
+
+export interface InstanceDeps {
+  provider: RestClient;
+  host: RestClient | undefined;
+  controllerNamespace: string;
+  access: ClaimAccess;
+  timings: PlaneTimings;
+  log: Logger;
+  now: () => Date;
+  maxCollectionSize?: number;
+}
+
+export interface InstanceOutcome {
+  kind: 'gone' | 'finalizerAdded' | 'reconciled' | 'deleted' | 'deleting';
+  ready?: boolean;
+  complete?: boolean;
+  requeueAfterMs?: number;
+  pass?: PassOutcome;
+}
+
+const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+export function chainContext(bp: PublishedBlueprint, conn: Connection, inst: KubeObject): ChainContext {
+  return {
+    clusterID: conn.clusterID,
+    exportName: bp.exportName,
+    instance: {
+      apiVersion: `${bp.group}/${bp.version}`,
+      kind: bp.kind,
+      name: inst.metadata.name ?? '',
+      namespace: bp.namespaced ? (inst.metadata.namespace ?? '') : '',
+      uid: inst.metadata.uid ?? '',
+    },
+  };
+}
+
+/** §8: a deep copy carrying the cluster ID annotation; the stored object is never changed. */
+export function stampedCopy(inst: KubeObject, clusterID: string): KubeObject {
+  const copy = structuredClone(inst);
+  copy.metadata.annotations = {
+    ...(copy.metadata.annotations ?? {}),
+    [ANNOTATION_CONSUMER_CLUSTER]: clusterID,
+  };
+  return copy;
+}
+
+function tokenOf(plane: Plane, c: AppliedChild): string {
+  const t = gvkToken(c.apiVersion, c.kind);
+  return plane === 'consumer' && c.namespace ? `${t}@${c.namespace}` : t;
+}
+
+export class InstanceReconciler {
+  private readonly deps: InstanceDeps;
+
+  constructor(deps: InstanceDeps) {
+    this.deps = deps;
+  }
+
+  private planeClient(plane: Plane, conn: Connection): RestClient | undefined {
+    return plane === 'consumer' ? conn.client : plane === 'provider' ? this.deps.provider : this.deps.host;
+  }
+
+  async reconcile(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject | undefined,
+  ): Promise<InstanceOutcome> {
+    if (!inst) return { kind: 'gone' };
+    const ctx = chainContext(bp, conn, inst);
+    const finalizers = inst.metadata.finalizers ?? [];
+    if (inst.metadata.deletionTimestamp) {
+      if (!finalizers.includes(FINALIZER_INSTANCE)) return { kind: 'gone' };
+      return this.finalize(bp, conn, inst, ctx);
+    }
+    if (!finalizers.includes(FINALIZER_INSTANCE)) {
+      await this.setFinalizer(bp, conn, inst, true);
+      return { kind: 'finalizerAdded' };
+    }
+
+    const copy = stampedCopy(inst, conn.clusterID);
+    const selector = childSelector(ctx);
+    const problems: Problem[] = [];
+    let outcome: PassOutcome | undefined;
+    const union: Record<Plane, Set<string>> = { consumer: new Set(), provider: new Set(), host: new Set() };
+    try {
+      const record = await readRecord(this.deps.provider, this.deps.controllerNamespace, ctx);
+      for (const t of record?.provider ?? []) union.provider.add(t);
+      for (const t of record?.host ?? []) union.host.add(t);
+      for (const t of record?.consumer ?? []) union.consumer.add(t);
+      outcome = await runPass({
+        compiled: bp.compiled,
+        instance: copy,
+        namespace: ctx.instance.namespace,
+        planes: {
+          clusterID: conn.clusterID,
+          consumer: conn.client,
+          provider: this.deps.provider,
+          host: this.deps.host,
+          access: this.deps.access,
+          claims: bp.claims,
+        },
+        decorate: (obj, node) => decorate(ctx, obj, node),
+        ...(this.deps.maxCollectionSize !== undefined
+          ? { maxCollectionSize: this.deps.maxCollectionSize }
+          : {}),
+      });
+      for (const plane of ['consumer', 'provider', 'host'] as const)
+        for (const c of outcome.applied[plane].values()) union[plane].add(tokenOf(plane, c));
+      if (outcome.hardError)
+        problems.push({ reason: outcome.hardError.reason, message: outcome.hardError.message });
+      for (const [id, b] of outcome.blocked)
+        problems.push({ reason: b.reason, message: `resource ${id}: ${b.message}` });
+      if (outcome.complete) {
+        // §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled object is left.
+        for (const plane of ['consumer', 'provider', 'host'] as const) {
+          const client = this.planeClient(plane, conn);
+          if (!client) continue;
+          const keep = new Set([...outcome.applied[plane].keys()]);
+          const pruned = await deleteChildren(client, [...union[plane]], selector, keep, (token, ns) =>
+            plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
+          );
+          for (const d of pruned.deleted)
+            this.deps.log.info({ plane, child: d, instance: inst.metadata.name }, 'pruned');
+          for (const e of pruned.errors) problems.push({ reason: 'PruneFailed', message: e });
+          if (pruned.errors.length === 0) {
+            const applied = new Set([...outcome.applied[plane].values()].map((c) => tokenOf(plane, c)));
+            union[plane] = new Set(
+              [...union[plane]].filter((t) => applied.has(t) || pruned.stillPresent.has(t)),
+            );
+          }
+        }
+      }
+      if (problems.length === 0 && !outcome.ready) {
+        const soft = outcome.result.firstSoft;
+        problems.push({
+          reason: 'Progressing',
+          message: soft ? `node ${soft.node}: ${soft.reason}` : 'waiting for resources to become ready',
+        });
+      }
+    } catch (e) {
+      problems.push({ reason: 'ApplyFailed', message: errorMessage(e) });
+    } finally {
+      // §11 step 7, §18.2: refreshed on every pass that reached the engine, errors included.
+      try {
+        await writeRecord(
+          this.deps.provider,
+          recordObject(
+            this.deps.controllerNamespace,
+            ctx,
+            { provider: [...union.provider], host: [...union.host], consumer: [...union.consumer] },
+            rfc3339(this.deps.now()),
+          ),
+        );
+      } catch (e) {
+        this.deps.log.warn(
+          { err: errorMessage(e), instance: inst.metadata.name },
+          'liveness record not written',
+        );
+      }
+    }
+    const status = instanceConditions(previousConditions(inst), problems, inst.metadata.generation ?? 0, () =>
+      rfc3339(this.deps.now()),
+    );
+    const fields = (outcome?.result.status ?? {}) as Record<string, unknown>;
+    await this.writeStatus(bp, conn, inst, fields, status);
+    return {
+      kind: 'reconciled',
+      ready: outcome?.ready ?? false,
+      complete: outcome?.complete ?? false,
+      requeueAfterMs: this.deps.timings.heartbeatMs,
+      ...(outcome ? { pass: outcome } : {}),
+    };
+  }
+
+  /** A consumer prune/delete runs only where the claim is still accepted (§11 step 2.1). */
+  private async consumerDeleteAllowed(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    token: string,
+    ns: string,
+  ): Promise<boolean> {
+    const t = parseGvkToken(token);
+    if (!t) return false;
+    const claim = bp.claims.find((c) => c.apiVersion === t.apiVersion && c.kind === t.kind);
+    if (!claim) return false;
+    const acc = await this.deps.access.check(
+      conn.clusterID,
+      conn.client,
+      claim,
+      claim.scope === 'Cluster' ? '' : ns,
+      claim.verbs,
+    );
+    return acc.accepted;
+  }
+
+  private async finalize(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    ctx: ChainContext,
+  ): Promise<InstanceOutcome> {
+    const selector = childSelector(ctx);
+    const errors: string[] = [];
+    const record = await readRecord(this.deps.provider, this.deps.controllerNamespace, ctx);
+    const tokens: Record<Plane, string[]> = {
+      consumer: record?.consumer ?? [],
+      provider: record?.provider ?? [],
+      host: record?.host ?? [],
+    };
+    for (const plane of ['consumer', 'provider', 'host'] as const) {
+      const client = this.planeClient(plane, conn);
+      if (!client || tokens[plane].length === 0) continue;
+      const res = await deleteChildren(client, tokens[plane], selector, undefined, (token, ns) =>
+        plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
+      );
+      errors.push(...res.errors);
+    }
+    if (errors.length === 0) {
+      try {
+        await this.deps.provider.delete({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: this.deps.controllerNamespace,
+          name: livenessRecordName(ctx.clusterID, ctx.instance.uid),
+        });
+      } catch (e) {
+        if (!isNotFound(e)) errors.push(`delete liveness record: ${errorMessage(e)}`);
+      }
+    }
+    if (errors.length > 0) {
+      const status = instanceConditions(
+        previousConditions(inst),
+        errors.map((message) => ({ reason: 'DeleteFailed' as const, message })),
+        inst.metadata.generation ?? 0,
+        () => rfc3339(this.deps.now()),
+        true,
+      );
+      await this.writeStatus(bp, conn, inst, undefined, status).catch(() => undefined);
+      return { kind: 'deleting', requeueAfterMs: 1_000 };
+    }
+    await this.setFinalizer(bp, conn, inst, false);
+    this.deps.log.info(
+      { cluster: conn.name, instance: `${ctx.instance.namespace}/${ctx.instance.name}` },
+      'instance deleted',
+    );
+    return { kind: 'deleted' };
+  }
+
+  /** The finalizer as a field of our own manager: applying without it removes ours only. */
+  async setFinalizer(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    present: boolean,
+  ): Promise<void> {
+    const metadata: Record<string, unknown> = {
+      name: inst.metadata.name,
+      ...(inst.metadata.namespace ? { namespace: inst.metadata.namespace } : {}),
+      finalizers: present ? [FINALIZER_INSTANCE] : [],
+    };
+    try {
+      await conn.client.apply(
+        { apiVersion: `${bp.group}/${bp.version}`, kind: bp.kind, metadata } as KubeObject,
+        { fieldManager: CHILD_MANAGER, force: true },
+      );
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  private async writeStatus(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    fields: Record<string, unknown> | undefined,
+    out: InstanceStatusOut,
+  ): Promise<void> {
+    const current = (inst.status ?? {}) as Record<string, unknown>;
+    const kept =
+      fields ??
+      Object.fromEntries(Object.entries(current).filter(([k]) => k !== 'conditions' && k !== 'state'));
+    const status = { ...kept, conditions: out.conditions, state: out.state };
+    if (JSON.stringify(sortKeys(status)) === JSON.stringify(sortKeys(current))) return;
+    try {
+      await conn.client.applyStatus(
+        {
+          apiVersion: `${bp.group}/${bp.version}`,
+          kind: bp.kind,
+          metadata: inst.metadata.namespace
+            ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
+            : { name: inst.metadata.name },
+          status,
+        } as KubeObject,
+        { fieldManager: CHILD_MANAGER, force: true },
+      );
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, sortKeys(x)]),
+    );
+  return v;
+}

@@ -1,0 +1,373 @@
+/**
+ * The engine pass of one instance across planes (planes.md §5–§6): the pure RGD engine is evaluated
+ * again and again over a per-pass memo of what the planes hold. Every read the engine asks for and the
+ * memo lacks is fetched from the node's plane (a GET for an identity, a LIST for a selector) and the
+ * engine runs again; then the desired templates are applied plane by plane (server-side apply, forced,
+ * the stored object is what CEL sees next), and the engine runs again while applies change objects.
+ *
+ * Routing is by the reading node (`reader` = node path → its `target`), so one GVK can live on several
+ * planes. Provider children are looked up and written under their qualified names (§7). A plane that
+ * is missing (host without `--host-kubeconfig`) or a consumer claim that is not accepted blocks the node:
+ * nothing is sent for it, dependents pend, independent nodes continue (§6.1), the pass is incomplete.
+ */
+import type { CompiledGraph, CompiledNode, Plane } from '../../graph/model.ts';
+import { isApiError, isForbidden, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { evaluate } from '../../runtime/engine.ts';
+import {
+  identityKey,
+  type ObjectIdentity,
+  type ObservedState,
+  type TypeInfo,
+} from '../../runtime/observed.ts';
+import { type LabelSelector, matchesSelector } from '../../runtime/selector.ts';
+import type { EvaluationResult } from '../../runtime/types.ts';
+import { type DesiredObject, desiredTemplates, type TemplateItem } from '../core/desired.ts';
+import { errorMessage } from '../core/errors.ts';
+import { appliedFieldsAgree } from '../ownership.ts';
+import type { ClaimAccess } from './access.ts';
+import type { Claim } from './claims.ts';
+import { CHILD_MANAGER } from './names.ts';
+
+export type BlockReason = 'ClaimNotAccepted' | 'TargetUnavailable';
+
+export interface Blocked {
+  reason: BlockReason;
+  message: string;
+}
+
+export interface PlaneSet {
+  clusterID: string;
+  consumer: RestClient;
+  provider: RestClient;
+  host: RestClient | undefined;
+  access: ClaimAccess;
+  /** The blueprint's published claims (the verbs checked per GR). */
+  claims: readonly Claim[];
+}
+
+/** One object applied this pass, on its plane. */
+export interface AppliedChild {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export interface PassInput {
+  compiled: CompiledGraph;
+  /** The stamped runtime copy of the instance (§8). */
+  instance: KubeObject;
+  /** Instance namespace ('' for a cluster-scoped instance). */
+  namespace: string;
+  planes: PlaneSet;
+  /** Adds labels, qualified name and owner reference to a rendered child (the applier chain). */
+  decorate: (obj: Record<string, unknown>, node: CompiledNode) => Record<string, unknown>;
+  maxCollectionSize?: number;
+  maxPasses?: number;
+}
+
+export interface PassOutcome {
+  result: EvaluationResult;
+  hardError?: { reason: 'ExpressionError' | 'ApplyFailed'; message: string };
+  blocked: Map<string, Blocked>;
+  applied: Record<Plane, Map<string, AppliedChild>>;
+  /** §6.3 */
+  complete: boolean;
+  ready: boolean;
+  /** Applies that changed an object (0 in steady state). */
+  writes: number;
+}
+
+interface GetNeed {
+  type: 'get';
+  plane: Plane;
+  node: CompiledNode | undefined;
+  id: ObjectIdentity;
+  key: string;
+}
+interface ListNeed {
+  type: 'list';
+  plane: Plane;
+  node: CompiledNode | undefined;
+  apiVersion: string;
+  kind: string;
+  namespace: string | undefined;
+  selector: LabelSelector;
+  key: string;
+}
+type Need = GetNeed | ListNeed;
+
+const PLANES: readonly Plane[] = ['consumer', 'provider', 'host'];
+
+function emptyApplied(): Record<Plane, Map<string, AppliedChild>> {
+  return { consumer: new Map(), provider: new Map(), host: new Map() };
+}
+
+export function clientOf(planes: PlaneSet, plane: Plane): RestClient | undefined {
+  return plane === 'consumer' ? planes.consumer : plane === 'provider' ? planes.provider : planes.host;
+}
+
+const listKey = (apiVersion: string, kind: string, ns: string | undefined, sel: LabelSelector): string =>
+  `${apiVersion}/${kind}|${ns ?? '*'}|${JSON.stringify(sel)}`;
+
+export async function runPass(input: PassInput): Promise<PassOutcome> {
+  const { compiled, planes } = input;
+  const nodes = new Map<string, CompiledNode>(compiled.root.nodes.map((n) => [n.path, n]));
+  const memo: Record<Plane, Map<string, KubeObject | null>> = {
+    consumer: new Map(),
+    provider: new Map(),
+    host: new Map(),
+  };
+  const lists = new Map<string, KubeObject[]>();
+  const types = new Map<string, TypeInfo | null>();
+  const blocked = new Map<string, Blocked>();
+  const applied = emptyApplied();
+  const maxPasses = input.maxPasses ?? 12;
+  let writes = 0;
+  let result: EvaluationResult | undefined;
+  let hardError: PassOutcome['hardError'];
+
+  const block = (node: CompiledNode | undefined, b: Blocked): void => {
+    if (node && !blocked.has(node.id)) blocked.set(node.id, b);
+  };
+
+  /** Whether the consumer claim covering `node` is accepted in `namespace`; blocks the node if not. */
+  const consumerAllowed = async (node: CompiledNode | undefined, namespace: string): Promise<boolean> => {
+    const r = node?.resolved;
+    if (!node || !r?.resource) return true;
+    const claim = planes.claims.find((c) => c.group === r.group && c.resource === r.resource);
+    if (!claim) return true; // the instance's own GR
+    const ns = claim.scope === 'Cluster' ? '' : namespace;
+    const acc = await planes.access.check(planes.clusterID, planes.consumer, claim, ns, claim.verbs);
+    if (acc.accepted) return true;
+    block(node, {
+      reason: 'ClaimNotAccepted',
+      message: `claim ${claim.resource}${claim.group ? `.${claim.group}` : ''} is not accepted${ns ? ` in namespace ${ns}` : ' cluster-wide'}: missing verbs ${acc.missing.join(',')}`,
+    });
+    return false;
+  };
+
+  const unavailable = (node: CompiledNode | undefined, plane: Plane): Blocked => ({
+    reason: 'TargetUnavailable',
+    message:
+      node?.kind === 'template'
+        ? `no applier configured for target ${plane}`
+        : `no reader configured for target ${plane}`,
+  });
+
+  const fetchNeed = async (n: Need): Promise<void> => {
+    const client = clientOf(planes, n.plane);
+    if (!client) {
+      block(n.node, unavailable(n.node, n.plane));
+      if (n.type === 'get') memo[n.plane].set(n.key, null);
+      else lists.set(`${n.plane}|${n.key}`, []);
+      return;
+    }
+    if (n.node && blocked.has(n.node.id)) {
+      if (n.type === 'get') memo[n.plane].set(n.key, null);
+      else lists.set(`${n.plane}|${n.key}`, []);
+      return;
+    }
+    const ns = n.type === 'get' ? (n.id.namespace ?? '') : (n.namespace ?? '');
+    if (n.plane === 'consumer' && !(await consumerAllowed(n.node, ns))) {
+      if (n.type === 'get') memo[n.plane].set(n.key, null);
+      else lists.set(`${n.plane}|${n.key}`, []);
+      return;
+    }
+    try {
+      if (n.type === 'get') {
+        const o = await client.getOrUndefined(n.id);
+        memo[n.plane].set(n.key, o ?? null);
+      } else {
+        const all = await client.listAll({ apiVersion: n.apiVersion, kind: n.kind, namespace: n.namespace });
+        const found = all.items.filter((o) => matchesSelector(n.selector, o.metadata.labels ?? {}));
+        found.sort((a, b) => keyOfObj(a).localeCompare(keyOfObj(b)));
+        lists.set(`${n.plane}|${n.key}`, found);
+      }
+    } catch (e) {
+      if (n.plane === 'consumer' && isForbidden(e) && n.node?.resolved?.resource) {
+        planes.access.invalidate(planes.clusterID, n.node.resolved.group, n.node.resolved.resource, ns);
+        block(n.node, { reason: 'ClaimNotAccepted', message: `read refused: ${errorMessage(e)}` });
+        if (n.type === 'get') memo[n.plane].set(n.key, null);
+        else lists.set(`${n.plane}|${n.key}`, []);
+        return;
+      }
+      // A missing kind on a plane reads as "not there yet" for a GET (the node pends).
+      if (n.type === 'get' && isApiError(e) && e.code === 404) {
+        memo[n.plane].set(n.key, null);
+        return;
+      }
+      if (e instanceof Error && e.name === 'NoKindMatchError' && n.type === 'get') {
+        memo[n.plane].set(n.key, null);
+        return;
+      }
+      throw new PassError(
+        'ApplyFailed',
+        `${n.type === 'get' ? 'read' : 'list'} ${n.node?.id ?? ''} on the ${n.plane} plane: ${errorMessage(e)}`,
+      );
+    }
+  };
+
+  const view = (needs: Need[]): ObservedState => ({
+    get(id, reader) {
+      const node = nodes.get(reader ?? '');
+      const plane: Plane = node?.target ?? 'consumer';
+      const actual = plane === 'provider' && node?.kind === 'template' ? qualifiedId(input, node, id) : id;
+      const key = identityKey(actual);
+      const m = memo[plane];
+      if (m.has(key)) return m.get(key) ?? undefined;
+      needs.push({ type: 'get', plane, node, id: actual, key });
+      return undefined;
+    },
+    list(apiVersion, kind, namespace, selector, reader) {
+      const node = nodes.get(reader ?? '');
+      const plane: Plane = node?.target ?? 'consumer';
+      const key = listKey(apiVersion, kind, namespace, selector);
+      const hit = lists.get(`${plane}|${key}`);
+      if (hit) return hit;
+      needs.push({ type: 'list', plane, node, apiVersion, kind, namespace, selector, key });
+      return [];
+    },
+    servedType(apiVersion, kind) {
+      return types.get(`${apiVersion}/${kind}`) ?? undefined;
+    },
+  });
+
+  try {
+    for (let pass = 0; pass < maxPasses; pass++) {
+      const needs: Need[] = [];
+      result = evaluate(compiled, {
+        instance: input.instance,
+        observed: view(needs),
+        ...(input.namespace ? { namespace: input.namespace } : {}),
+        ...(input.maxCollectionSize !== undefined ? { maxCollectionSize: input.maxCollectionSize } : {}),
+      });
+      if (needs.length > 0 && pass < maxPasses - 1) {
+        for (const n of needs) await fetchNeed(n);
+        continue;
+      }
+      if (result.errors.length > 0) {
+        hardError = {
+          reason: 'ExpressionError',
+          message: result.errors.map((e) => `node ${e.node}: ${e.message}`).join('; '),
+        };
+        break;
+      }
+      const desired = desiredTemplates(result, (value, item: TemplateItem) => {
+        const node = nodes.get(item.node.path);
+        return node ? input.decorate(value, node) : value;
+      });
+      let changed = false;
+      for (const d of desired) {
+        const node = nodes.get(d.node.path);
+        if (!node || blocked.has(node.id)) continue;
+        const plane = node.target;
+        const wrote = await applyChild(input, plane, node, d, memo, applied, block, consumerAllowed);
+        if (wrote) {
+          changed = true;
+          writes += 1;
+        }
+      }
+      if (!changed) break;
+    }
+  } catch (e) {
+    if (!(e instanceof PassError)) throw e;
+    hardError = { reason: e.reason, message: e.message };
+  }
+  if (!result) throw new Error('internal: no evaluation');
+  const complete = !hardError && blocked.size === 0 && result.complete && result.errors.length === 0;
+  return {
+    result,
+    ...(hardError ? { hardError } : {}),
+    blocked,
+    applied,
+    complete,
+    ready: complete && result.ready,
+    writes,
+  };
+}
+
+class PassError extends Error {
+  readonly reason: 'ExpressionError' | 'ApplyFailed';
+  constructor(reason: 'ExpressionError' | 'ApplyFailed', message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+function keyOfObj(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+/** The identity a provider template child has on its plane (its qualified name). */
+function qualifiedId(input: PassInput, node: CompiledNode, id: ObjectIdentity): ObjectIdentity {
+  const probe = input.decorate(
+    {
+      apiVersion: id.apiVersion,
+      kind: id.kind,
+      metadata: id.namespace ? { name: id.name, namespace: id.namespace } : { name: id.name },
+    },
+    node,
+  );
+  const name = (probe.metadata as { name?: string }).name ?? id.name;
+  return { ...id, name };
+}
+
+/** The applier chain's innermost steps for one object: pre-check, SSA (skipped when it agrees), record. */
+async function applyChild(
+  input: PassInput,
+  plane: Plane,
+  node: CompiledNode,
+  d: DesiredObject,
+  memo: Record<Plane, Map<string, KubeObject | null>>,
+  applied: Record<Plane, Map<string, AppliedChild>>,
+  block: (node: CompiledNode, b: Blocked) => void,
+  consumerAllowed: (node: CompiledNode, ns: string) => Promise<boolean>,
+): Promise<boolean> {
+  const client = clientOf(input.planes, plane);
+  if (!client) {
+    block(node, {
+      reason: 'TargetUnavailable',
+      message: `no applier configured for target ${plane}`,
+    });
+    return false;
+  }
+  if (plane === 'consumer' && !(await consumerAllowed(node, d.id.namespace ?? ''))) return false;
+  const key = identityKey(d.id);
+  const observed = memo[plane].get(key) ?? undefined;
+  const record = (): void => {
+    applied[plane].set(key, {
+      apiVersion: d.id.apiVersion,
+      kind: d.id.kind,
+      ...(d.id.namespace ? { namespace: d.id.namespace } : {}),
+      name: d.id.name,
+    });
+  };
+  if (observed && appliedFieldsAgree(d.obj, observed, CHILD_MANAGER)) {
+    record();
+    return false;
+  }
+  try {
+    const res = await client.apply(d.obj as KubeObject, { fieldManager: CHILD_MANAGER, force: true });
+    memo[plane].set(key, res);
+    record();
+    return observed === undefined || res.metadata.resourceVersion !== observed.metadata.resourceVersion;
+  } catch (e) {
+    if (plane === 'consumer' && isForbidden(e) && node.resolved?.resource) {
+      input.planes.access.invalidate(
+        input.planes.clusterID,
+        node.resolved.group,
+        node.resolved.resource,
+        d.id.namespace ?? '',
+      );
+      block(node, { reason: 'ClaimNotAccepted', message: `write refused: ${errorMessage(e)}` });
+      return false;
+    }
+    throw new PassError(
+      'ApplyFailed',
+      `apply ${d.id.kind} ${d.id.namespace ? `${d.id.namespace}/` : ''}${d.id.name} on the ${plane} plane: ${errorMessage(e)}`,
+    );
+  }
+}
+
+export { PLANES };

@@ -1,0 +1,368 @@
+/**
+ * The blueprint registrar (planes.md §14.1): one krop ResourceGraphDefinition, one pass.
+ *
+ *   deleting → withdraw (stop serving, release instance finalizers, purge) → drop the finalizer.
+ *   finalizer first → spec hash (§2.5) → targets (§2.3 InvalidTarget) → compile against the management
+ *   cluster (cached per (name, hash)) → explicit namespaces on provider/host (BuildFailed) → claims
+ *   (ClaimTypeUnresolved, BuildFailed for dynamic consumer nodes) → export name, ExportConflict (older
+ *   blueprint wins) → generated roles → registry, then (changed) restart serving → status Published.
+ */
+import type { Logger } from 'pino';
+import type { CompiledGraph, ValueNode } from '../../graph/model.ts';
+import { statusFieldTypes } from '../../graph/typecheck.ts';
+import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { crdNames, generateCrd } from '../../schema/crd/generate.ts';
+import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
+import type { GraphCompiler } from '../engine.ts';
+import { type Condition, condition } from '../status.ts';
+import { deriveClaims, generatedRoles, publishedClaim, roleNames, type TypedClaim } from './claims.ts';
+import {
+  ANNOTATION_BLUEPRINT,
+  ANNOTATION_SPEC_HASH,
+  BLUEPRINT_KIND,
+  FINALIZER_BLUEPRINT,
+  KROP_API_VERSION,
+  REGISTRAR_MANAGER,
+} from './names.ts';
+import type { PublishedBlueprint } from './served.ts';
+import { blueprintSpecHash, splitRouting } from './specHash.ts';
+
+export type BlueprintReason =
+  | 'Published'
+  | 'HashFailed'
+  | 'BuildFailed'
+  | 'InvalidTarget'
+  | 'ClaimTypeUnresolved'
+  | 'ExportConflict'
+  | 'PublishFailed';
+
+export interface RegistrarHooks {
+  /** A blueprint is published (again); `changed`: its spec hash differs from what was served. */
+  published(bp: PublishedBlueprint, changed: boolean): Promise<void>;
+  /** A blueprint is no longer published (failed, conflicting or withdrawn). */
+  unpublished(name: string): Promise<void>;
+  /** The blueprint is being deleted: release its instances in every reachable consumer cluster. */
+  withdraw(name: string): Promise<void>;
+}
+
+export interface RegistrarDeps {
+  client: RestClient;
+  compiler: GraphCompiler;
+  blueprints: { get(name: string): KubeObject | undefined; list(): KubeObject[] };
+  hooks: RegistrarHooks;
+  log: Logger;
+  now?: () => string;
+}
+
+export interface BlueprintOutcome {
+  reason: BlueprintReason | 'Gone' | 'Withdrawn' | 'FinalizerAdded';
+  message?: string;
+}
+
+interface CacheEntry {
+  hash: string;
+  compiled: CompiledGraph | undefined;
+  diagnostics: string;
+  unknownKinds: string[];
+}
+
+/** The export name `<plural>.<group>` of a blueprint spec (the instance CRD name). */
+export function exportNameOf(spec: unknown): string | undefined {
+  const schema = (spec as { schema?: { kind?: unknown; group?: unknown } } | undefined)?.schema;
+  if (typeof schema?.kind !== 'string') return undefined;
+  const group =
+    typeof schema.group === 'string' && schema.group !== '' ? schema.group : 'krop.opendefense.cloud';
+  return crdNames(schema.kind, group).name;
+}
+
+export class BlueprintRegistrar {
+  private readonly deps: RegistrarDeps;
+  private readonly cache = new Map<string, CacheEntry>();
+  readonly registry = new Map<string, PublishedBlueprint>();
+  /** Serving starts per blueprint (tests: the change-detected restart happens once per edit). */
+  readonly publishCount = new Map<string, number>();
+
+  constructor(deps: RegistrarDeps) {
+    this.deps = deps;
+  }
+
+  private now(): string {
+    return (this.deps.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z')))();
+  }
+
+  /** Forget cached compiles (a CRD changed in the management cluster). */
+  invalidate(): void {
+    this.cache.clear();
+    this.deps.compiler.invalidate();
+  }
+
+  async reconcile(name: string): Promise<BlueprintOutcome> {
+    const bp = this.deps.blueprints.get(name);
+    if (!bp) {
+      await this.unpublish(name);
+      return { reason: 'Gone' };
+    }
+    if (bp.metadata.deletionTimestamp) {
+      if ((bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
+        await this.deps.hooks.withdraw(name);
+        await this.unpublish(name);
+        await this.setFinalizer(bp, false);
+      }
+      return { reason: 'Withdrawn' };
+    }
+    if (!(bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
+      await this.setFinalizer(bp, true);
+      return { reason: 'FinalizerAdded' };
+    }
+    const outcome = await this.publish(bp);
+    if (outcome.reason !== 'Published') await this.unpublish(name);
+    return outcome;
+  }
+
+  private async unpublish(name: string): Promise<void> {
+    if (this.registry.delete(name) || !this.cache.has(name)) await this.deps.hooks.unpublished(name);
+    this.cache.delete(name);
+  }
+
+  private async publish(bp: KubeObject): Promise<BlueprintOutcome> {
+    const name = bp.metadata.name ?? '';
+    const status = (bp.status ?? {}) as { observedSpecHash?: string };
+    let hash: string;
+    try {
+      hash = blueprintSpecHash(bp.spec);
+    } catch (e) {
+      return this.fail(bp, 'HashFailed', errorMessage(e));
+    }
+    const { invalid } = splitRouting(bp.spec);
+    if (invalid.length > 0) {
+      return this.fail(
+        bp,
+        'InvalidTarget',
+        invalid
+          .map((i) => `resource ${i.id}: target "${i.target}" must be one of consumer, provider, host`)
+          .join('; '),
+      );
+    }
+
+    // Compile (a performance cache only, keyed by name and hash).
+    let entry = this.cache.get(name);
+    if (!entry || entry.hash !== hash) {
+      const out = await this.deps.compiler.compile(bp as unknown as Record<string, unknown>);
+      entry = {
+        hash,
+        compiled: out.accepted ? out.compiled : undefined,
+        diagnostics: diagnosticsMessage(out.diagnostics, 'the blueprint was not accepted'),
+        unknownKinds: out.diagnostics
+          .filter((d) => d.severity === 'error' && d.code === 'KG3001' && d.node)
+          .map((d) => d.node ?? ''),
+      };
+      this.cache.set(name, entry);
+    }
+    const { routing } = splitRouting(bp.spec);
+    if (!entry.compiled) {
+      const consumerUnknown = entry.unknownKinds.filter(
+        (id) => (routing.get(id) ?? 'consumer') === 'consumer',
+      );
+      if (consumerUnknown.length > 0 && consumerUnknown.length === entry.unknownKinds.length) {
+        this.cache.delete(name); // retried at the next resync or CRD event
+        return this.fail(bp, 'ClaimTypeUnresolved', entry.diagnostics);
+      }
+      if (entry.unknownKinds.length > 0) this.cache.delete(name);
+      return this.fail(bp, 'BuildFailed', entry.diagnostics);
+    }
+    const compiled = entry.compiled;
+    const info = compiled.rgd;
+    if (!info) return this.fail(bp, 'BuildFailed', 'not a ResourceGraphDefinition');
+
+    const missingNs = explicitNamespaceProblems(compiled);
+    if (missingNs.length > 0) return this.fail(bp, 'BuildFailed', missingNs.join('; '));
+
+    const names = crdNames(info.kind, info.group);
+    const exportName = names.name;
+    const { claims, problems } = deriveClaims(compiled, {
+      group: info.group,
+      plural: names.plural,
+      kind: info.kind,
+    });
+    const build = problems.filter((p) => p.reason === 'BuildFailed');
+    if (build.length > 0) return this.fail(bp, 'BuildFailed', build.map((p) => p.message).join('; '));
+    if (problems.length > 0)
+      return this.fail(bp, 'ClaimTypeUnresolved', problems.map((p) => p.message).join('; '));
+
+    // §14.1 step 6, §18.7: the older blueprint keeps the export name.
+    const rival = this.deps.blueprints
+      .list()
+      .filter(
+        (o) =>
+          o.metadata.name !== name && !o.metadata.deletionTimestamp && exportNameOf(o.spec) === exportName,
+      )
+      .find((o) => older(o, bp));
+    if (rival) {
+      return this.fail(
+        bp,
+        'ExportConflict',
+        `ResourceGraphDefinition ${rival.metadata.name} already produces ${exportName}`,
+      );
+    }
+
+    const generated = generateCrd(bp, { statusTypes: statusFieldTypes(compiled) });
+    if (!generated.crd)
+      return this.fail(bp, 'BuildFailed', diagnosticsMessage(generated.diagnostics, 'no CRD'));
+    const crd = generated.crd as unknown as KubeObject;
+    for (const v of (crd.spec as { versions: { additionalPrinterColumns?: { priority?: number }[] }[] })
+      .versions) {
+      v.additionalPrinterColumns = (v.additionalPrinterColumns ?? []).map((c) => {
+        if (c.priority !== 0) return c;
+        const { priority: _p, ...rest } = c;
+        return rest;
+      });
+    }
+    crd.metadata.labels = { ...(crd.metadata.labels ?? {}), 'app.kubernetes.io/managed-by': 'kgraph' };
+    crd.metadata.annotations = {
+      ...(crd.metadata.annotations ?? {}),
+      [ANNOTATION_BLUEPRINT]: name,
+      [ANNOTATION_SPEC_HASH]: hash,
+    };
+    const published: PublishedBlueprint = {
+      name,
+      uid: bp.metadata.uid ?? '',
+      specHash: hash,
+      compiled,
+      exportName,
+      group: info.group,
+      version: info.apiVersion,
+      kind: info.kind,
+      plural: names.plural,
+      namespaced: info.scope !== 'Cluster',
+      claims,
+      crd,
+      labels: bp.metadata.labels ?? {},
+    };
+    const previous = this.registry.get(name);
+    const changed =
+      status.observedSpecHash !== hash || (previous !== undefined && previous.specHash !== hash);
+    this.registry.set(name, published);
+    if (!previous || previous.specHash !== hash || changed) {
+      this.publishCount.set(name, (this.publishCount.get(name) ?? 0) + 1);
+    }
+    try {
+      await this.deps.hooks.published(published, changed || !previous || previous.specHash !== hash);
+    } catch (e) {
+      return this.fail(bp, 'PublishFailed', errorMessage(e));
+    }
+    await this.writeStatus(bp, 'True', 'Published', `serving ${exportName}`, {
+      exportedAPI: exportName,
+      observedSpecHash: hash,
+      claims: claims.map(publishedClaim),
+      rbac: roleNames(exportName),
+    });
+    return { reason: 'Published' };
+  }
+
+  /** The roles a consumer applies and binds for a published blueprint (`kgraph rbac`, tests). */
+  rolesOf(name: string): KubeObject[] {
+    const bp = this.registry.get(name);
+    if (!bp) return [];
+    return generatedRoles(bp.exportName, bp, bp.claims) as unknown as KubeObject[];
+  }
+
+  private async fail(bp: KubeObject, reason: BlueprintReason, message: string): Promise<BlueprintOutcome> {
+    this.deps.log.info({ blueprint: bp.metadata.name, reason, message }, 'blueprint not published');
+    await this.writeStatus(bp, 'False', reason, message, {});
+    return { reason, message };
+  }
+
+  private async writeStatus(
+    bp: KubeObject,
+    st: 'True' | 'False',
+    reason: string,
+    message: string,
+    fields: Record<string, unknown>,
+  ): Promise<void> {
+    const prev = (((bp.status ?? {}) as { conditions?: Condition[] }).conditions ?? []) as Condition[];
+    const gen = bp.metadata.generation ?? 0;
+    const ready = condition(prev, 'Ready', st, reason, message, gen, () => this.now());
+    const current = (bp.status ?? {}) as Record<string, unknown>;
+    const keep =
+      st === 'True'
+        ? fields
+        : {
+            ...(current.exportedAPI !== undefined ? { exportedAPI: current.exportedAPI } : {}),
+            ...(current.observedSpecHash !== undefined ? { observedSpecHash: current.observedSpecHash } : {}),
+          };
+    const status = { ...keep, conditions: [ready] };
+    if (
+      JSON.stringify(status) ===
+      JSON.stringify({ ...pick(current, Object.keys(keep)), conditions: current.conditions })
+    )
+      return;
+    try {
+      await this.deps.client.applyStatus(
+        {
+          apiVersion: KROP_API_VERSION,
+          kind: BLUEPRINT_KIND,
+          metadata: { name: bp.metadata.name },
+          status,
+        } as KubeObject,
+        { fieldManager: REGISTRAR_MANAGER, force: true },
+      );
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  private async setFinalizer(bp: KubeObject, present: boolean): Promise<void> {
+    try {
+      await this.deps.client.apply(
+        {
+          apiVersion: KROP_API_VERSION,
+          kind: BLUEPRINT_KIND,
+          metadata: { name: bp.metadata.name, finalizers: present ? [FINALIZER_BLUEPRINT] : [] },
+        } as KubeObject,
+        { fieldManager: REGISTRAR_MANAGER, force: true },
+      );
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+}
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
+/** `a` was created before `b` (then by name): `a` keeps a contested export name. */
+function older(a: KubeObject, b: KubeObject): boolean {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb;
+  return (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}
+
+/** §2.3: provider/host namespaced templates and single external refs must set metadata.namespace. */
+export function explicitNamespaceProblems(compiled: CompiledGraph): string[] {
+  const out: string[] = [];
+  for (const n of compiled.root.nodes) {
+    if (n.target === 'consumer' || !n.payload) continue;
+    if (n.kind !== 'template' && n.kind !== 'externalRef') continue;
+    if (n.resolved?.scope !== 'Namespaced') continue;
+    const meta = entry(n.payload, 'metadata');
+    if (n.kind === 'externalRef' && meta && entry(meta, 'selector')) continue;
+    const ns = meta ? entry(meta, 'namespace') : undefined;
+    const empty = !ns || (ns.t === 'literal' && (ns.value === '' || ns.value === null));
+    if (empty)
+      out.push(`resource ${n.id}: a ${n.target}-target ${n.resolved.kind} must set metadata.namespace`);
+  }
+  return out;
+}
+
+function entry(v: ValueNode, key: string): ValueNode | undefined {
+  if (v.t === 'object') return v.entries.find(([k]) => k === key)?.[1];
+  if (v.t === 'literal' && typeof v.value === 'object' && v.value !== null && !Array.isArray(v.value)) {
+    const x = (v.value as Record<string, unknown>)[key];
+    return x === undefined ? undefined : { t: 'literal', value: x as never };
+  }
+  return undefined;
+}
+
+export type { TypedClaim };

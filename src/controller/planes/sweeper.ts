@@ -1,0 +1,134 @@
+/**
+ * The liveness sweeper (planes.md §13.4): reclaims the provider and host children of instances kgraph
+ * can no longer reach, only when they are provably gone (kgraph's safety rule): the cluster was
+ * deregistered, the blueprint withdrawn, or the reachable, verified cluster says the instance is
+ * NotFound / replaced / forbidden. An unreachable or changed cluster is never swept. Nothing is swept
+ * before `startupGrace` has passed since start; unparseable records are skipped, never deleted.
+ */
+import type { Logger } from 'pino';
+import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
+import { errorMessage } from '../core/errors.ts';
+import { listRecords, reclaimRecord } from './cleanup.ts';
+import type { LivenessRecord } from './liveness.ts';
+import type { PlaneTimings } from './names.ts';
+import type { Connection, PublishedBlueprint } from './served.ts';
+
+export interface SweeperDeps {
+  provider: RestClient;
+  host: RestClient | undefined;
+  namespace: string;
+  timings: PlaneTimings;
+  log: Logger;
+  now: () => Date;
+  startedAt: Date;
+  registeredClusterIDs: () => Set<string>;
+  publishedExports: () => Set<string>;
+  connectionFor: (clusterID: string) => {
+    conn?: Connection;
+    reachable: boolean;
+    verified: boolean;
+    withdrawn: boolean;
+  };
+  blueprintForExport: (exportName: string) => PublishedBlueprint | undefined;
+}
+
+export type SweepDecision = 'skipped' | 'fresh' | 'alive' | 'kept' | 'swept' | 'failed';
+
+export interface SweepReport {
+  decisions: Map<string, SweepDecision>;
+  /** Stale records kept because their cluster is unreachable or changed. */
+  unreachable: number;
+}
+
+export class Sweeper {
+  private readonly deps: SweeperDeps;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private running: Promise<unknown> | undefined;
+  lastReport: SweepReport | undefined;
+
+  constructor(deps: SweeperDeps) {
+    this.deps = deps;
+  }
+
+  /** The same sweeper on another clock (tests inject one, planes.md §19). */
+  withClock(now: () => Date, startedAt: Date): Sweeper {
+    return new Sweeper({ ...this.deps, now, startedAt });
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((e) => this.deps.log.warn({ err: errorMessage(e) }, 'sweep failed'))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.deps.timings.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One sweep (the timer's; tests call it directly). */
+  async sweep(): Promise<SweepReport> {
+    const report: SweepReport = { decisions: new Map(), unreachable: 0 };
+    const now = this.deps.now().getTime();
+    if (now < this.deps.startedAt.getTime() + this.deps.timings.startupGraceMs) {
+      this.lastReport = report;
+      return report;
+    }
+    for (const { record } of await listRecords(this.deps.provider, this.deps.namespace)) {
+      const d = await this.decide(record, now);
+      if (d === 'kept') report.unreachable += 1;
+      if (d === 'swept') {
+        const errors = await reclaimRecord(this.deps.provider, this.deps.host, this.deps.namespace, record);
+        if (errors.length > 0) {
+          this.deps.log.warn({ record: record.name, errors }, 'sweep of a gone instance failed');
+          report.decisions.set(record.name, 'failed');
+          continue;
+        }
+        this.deps.log.info(
+          { record: record.name, cluster: record.clusterID, instance: record.instanceName },
+          'swept the children of a gone instance',
+        );
+      }
+      report.decisions.set(record.name, d);
+    }
+    this.lastReport = report;
+    return report;
+  }
+
+  private async decide(record: LivenessRecord, now: number): Promise<SweepDecision> {
+    const last = record.lastReconciled ? Date.parse(record.lastReconciled) : Number.NaN;
+    if (Number.isNaN(last)) {
+      this.deps.log.info({ record: record.name }, 'liveness record without a valid lastReconciled: skipped');
+      return 'skipped';
+    }
+    if (!record.instanceUID || !record.clusterID) {
+      this.deps.log.error({ record: record.name }, 'liveness record without instance-uid label: skipped');
+      return 'skipped';
+    }
+    if (now - last <= this.deps.timings.staleAfterMs) return 'fresh';
+    if (!this.deps.registeredClusterIDs().has(record.clusterID)) return 'swept';
+    if (!record.exportName || !this.deps.publishedExports().has(record.exportName)) return 'swept';
+    const c = this.deps.connectionFor(record.clusterID);
+    // Unreachable or changed clusters are never swept; a withdrawn grant still answers the GET (403).
+    if (!c.conn || !c.reachable || (!c.verified && !c.withdrawn)) return 'kept';
+    const bp = this.deps.blueprintForExport(record.exportName);
+    if (!bp) return 'swept';
+    try {
+      const inst = await c.conn.client.get({
+        apiVersion: `${bp.group}/${bp.version}`,
+        plural: bp.plural,
+        ...(bp.namespaced ? { namespace: record.instanceNamespace } : {}),
+        name: record.instanceName,
+      });
+      return inst.metadata.uid === record.instanceUID ? 'alive' : 'swept';
+    } catch (e) {
+      if (isNotFound(e) || isForbidden(e)) return 'swept';
+      return 'kept';
+    }
+  }
+}

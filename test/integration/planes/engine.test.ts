@@ -1,0 +1,383 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
+/**
+ * The instance pass across planes on real control planes (management, host, one consumer), planes.md
+ * §19: pending cross-plane data and its resolution (15–17), pending does not stop independent nodes (19),
+ * a genuine CEL error is hard and still leaves a liveness record (18, §18.2–3), the stamp is runtime-only
+ * (7–8), namespaces in the naming tuple (6, §18.1), per-plane keep sets (37), includeWhen flips and
+ * forEach shrinks prune on their plane (35–36), foreign objects are never pruned (39), conditions survive
+ * projection (51), owner references only where valid (55), and the registrar's InvalidTarget (11),
+ * ExportConflict (43, §18.7) and BuildFailed for a missing explicit namespace (56).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
+import { isApiError, type KubeObject } from '../../../src/kube/index.ts';
+import {
+  apply,
+  BP,
+  CONTROLLER_NS,
+  type Consumer,
+  closePlanes,
+  cond,
+  eventually,
+  getObj,
+  grant,
+  ns,
+  type Planes,
+  startController,
+  startPlanes,
+  stopController,
+} from './support.ts';
+
+const GROUP = 'krop.opendefense.cloud';
+const AV = `${GROUP}/v1alpha1`;
+
+function blueprint(
+  name: string,
+  kind: string,
+  resources: unknown[],
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: AV,
+    kind: 'ResourceGraphDefinition',
+    metadata: { name },
+    spec: { schema: { apiVersion: 'v1alpha1', kind, group: GROUP, ...extra }, resources },
+  };
+}
+
+const cmT = (name: string, data: Record<string, string>, namespace?: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  data,
+});
+
+const DEMO = blueprint(
+  'demo',
+  'Demo',
+  [
+    {
+      id: 'agent',
+      target: 'provider',
+      template: cmT('${schema.spec.name}-agent', { request: '${schema.spec.name}' }, 'default'),
+    },
+    {
+      id: 'token',
+      template: cmT('${schema.spec.name}-token', {
+        token: '${agent.data.token}',
+        ref: '${agent.metadata.name}',
+      }),
+    },
+    {
+      id: 'independent',
+      template: cmT('${schema.spec.name}-independent', {
+        cluster: '${schema.metadata.annotations["krop.opendefense.cloud/consumer-cluster"]}',
+      }),
+    },
+    {
+      id: 'gated',
+      target: 'provider',
+      includeWhen: ['${schema.spec.gate}'],
+      template: cmT('${schema.spec.name}-gated', { a: 'b' }, 'default'),
+    },
+    {
+      id: 'copies',
+      target: 'host',
+      forEach: [{ entry: '${schema.spec.names}' }],
+      template: cmT('${schema.spec.name}-${entry}', { entry: '${entry}' }, 'default'),
+    },
+    { id: 'twin', target: 'host', template: cmT('${schema.spec.name}-agent', { twin: 'host' }, 'default') },
+    {
+      id: 'elsewhere',
+      template: cmT('${schema.spec.name}-${schema.metadata.namespace}-elsewhere', { a: 'b' }, 'elsewhere'),
+    },
+  ],
+  {
+    spec: { name: 'string', gate: 'boolean | default=true', names: '[]string' },
+    status: { agentToken: '${token.data.token}' },
+  },
+);
+
+const BROKEN = blueprint(
+  'broken',
+  'Broken',
+  [{ id: 'bad', template: cmT('${schema.spec.name}-bad', { n: '${string(int(schema.spec.value))}' }) }],
+  { spec: { name: 'string', value: 'string | default="abc"' } },
+);
+
+function demo(
+  namespace: string,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: AV,
+    kind: 'Demo',
+    metadata: { name: 'demo', namespace, ...(annotations ? { annotations } : {}) },
+    spec: { name: 'demo', ...spec },
+  };
+}
+
+async function published(p: Planes, name: string): Promise<KubeObject> {
+  return eventually(
+    `${name} published`,
+    async () => {
+      const b = await p.management.admin.get(BP(name));
+      return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
+    },
+    60_000,
+  );
+}
+
+async function grantAll(p: Planes, c: Consumer, name: string): Promise<void> {
+  const b = await published(p, name);
+  const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
+  const plural = exportedAPI.slice(0, exportedAPI.indexOf('.'));
+  await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
+}
+
+describe('planes: the instance pass across management, host and a consumer', () => {
+  let p: Planes;
+  let c: Consumer;
+  let controller: PlanesController | undefined;
+  let id = '';
+  const cget = (name: string, namespace = 'ns-a') => getObj(c.admin, 'v1', 'ConfigMap', name, namespace);
+  const pget = (name: string) => getObj(p.management.admin, 'v1', 'ConfigMap', name, 'default');
+  const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
+  const inst = (namespace = 'ns-a', kind = 'Demo', name = 'demo') =>
+    getObj(c.admin, AV, kind, name, namespace);
+
+  before(async () => {
+    p = await startPlanes(1);
+    c = p.consumers[0] as Consumer;
+    for (const n of ['ns-a', 'ns-b', 'elsewhere']) await apply(c.admin, ns(n));
+    controller = await startController(p);
+    await apply(p.management.admin, DEMO);
+    await apply(p.management.admin, BROKEN);
+    await grantAll(p, c, 'demo');
+    await grantAll(p, c, 'broken');
+    const cc = await eventually(
+      'both blueprints served',
+      async () => {
+        const o = await p.management.admin.get({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
+        const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
+        return bps.length === 2 && bps.every((b) => b.served) ? o : undefined;
+      },
+      60_000,
+    );
+    id = (cc.spec as { clusterID: string }).clusterID;
+    await apply(c.admin, demo('ns-a', { names: ['x', 'y', 'z'] }));
+  });
+
+  after(async () => {
+    await stopController(controller);
+    closePlanes(p);
+  });
+
+  it('pends on cross-plane data without stopping independent nodes (§19.15, 19, 46)', async () => {
+    const agentName = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    const i = await eventually('Progressing with the provider child applied', async () => {
+      const o = await inst();
+      return (await pget(agentName)) &&
+        (await cget('demo-independent')) &&
+        cond(o, 'Ready')?.reason === 'Progressing'
+        ? o
+        : undefined;
+    });
+    assert.equal(cond(i, 'Ready')?.status, 'False');
+    assert.equal(cond(i, 'Progressing')?.status, 'True');
+    assert.equal((i.status as { state?: string }).state, 'IN_PROGRESS');
+    assert.equal(await cget('demo-token'), undefined);
+    // Independent host nodes ran in the same passes.
+    assert.ok(await hget('demo-x'));
+    // The liveness record already exists, with the provider and host GVKs and a fresh lastReconciled.
+    const rec = await p.management.admin.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: CONTROLLER_NS,
+      name: livenessRecordName(id, i.metadata.uid ?? ''),
+    });
+    const data = rec.data as Record<string, string>;
+    assert.equal(data.providerChildGVKs, '/v1/ConfigMap');
+    assert.equal(data.hostChildGVKs, '/v1/ConfigMap');
+    assert.ok(Date.now() - Date.parse(data.lastReconciled ?? '') < 60_000);
+  });
+
+  it('resolves once the provider status appears; renamed children resolve in CEL (§19.16–17)', async () => {
+    const agentName = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    // Another controller fulfils the request on the provider plane.
+    await p.management.admin.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: agentName, namespace: 'default' },
+        data: { token: 'tok-42' },
+      },
+      { fieldManager: 'agent-controller' },
+    );
+    const i = await eventually(
+      'Ready',
+      async () => {
+        const o = await inst();
+        return cond(o, 'Ready')?.status === 'True' ? o : undefined;
+      },
+      30_000,
+    );
+    const token = await cget('demo-token');
+    assert.deepEqual(token?.data, { token: 'tok-42', ref: agentName });
+    assert.equal((i.status as { agentToken?: string }).agentToken, 'tok-42');
+    assert.equal(cond(i, 'Progressing')?.reason, 'Reconciled');
+  });
+
+  it('keeps conditions stable across ready passes and reports observedGeneration (§19.51)', async () => {
+    const first = cond(await inst(), 'Ready');
+    await new Promise((r) => setTimeout(r, 2_500)); // two heartbeats
+    const o = await inst();
+    const again = cond(o, 'Ready');
+    assert.equal(again?.status, 'True');
+    assert.equal(again?.lastTransitionTime, first?.lastTransitionTime);
+    assert.equal(again?.observedGeneration, o?.metadata.generation);
+    assert.equal((o?.status as { agentToken?: string } | undefined)?.agentToken, 'tok-42');
+  });
+
+  it('stamps the cluster ID at runtime only (§19.7–8)', async () => {
+    assert.equal(((await cget('demo-independent'))?.data as Record<string, string> | undefined)?.cluster, id);
+    assert.equal(
+      (await inst())?.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'],
+      undefined,
+    );
+    // A bogus consumer-set value is ignored by CEL and left untouched in storage.
+    await apply(c.admin, demo('ns-b', { names: [] }, { 'krop.opendefense.cloud/consumer-cluster': 'bogus' }));
+    const o = await eventually('ns-b instance reconciled', async () => {
+      const x = await inst('ns-b');
+      return (await cget('demo-independent', 'ns-b')) ? x : undefined;
+    });
+    assert.equal(
+      ((await cget('demo-independent', 'ns-b'))?.data as Record<string, string> | undefined)?.cluster,
+      id,
+    );
+    assert.equal(o?.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'], 'bogus');
+  });
+
+  it('same-named instances in two namespaces get distinct provider objects (§19.6, §18.1)', async () => {
+    const a = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    const b = qualifiedName(id, 'ns-b', 'demo', 'demo-agent', 'ConfigMap');
+    assert.notEqual(a, b);
+    const pb = await eventually('ns-b provider child', () => pget(b));
+    const pa = await pget(a);
+    const ia = await inst('ns-a');
+    const ib = await inst('ns-b');
+    assert.equal(pa?.metadata.labels?.['krop.opendefense.cloud/instance-uid'], ia?.metadata.uid);
+    assert.equal(pb.metadata.labels?.['krop.opendefense.cloud/instance-uid'], ib?.metadata.uid);
+    assert.notEqual(ia?.metadata.uid, ib?.metadata.uid);
+  });
+
+  it('keeps a provider and a host child of the same template identity apart (§19.37)', async () => {
+    const twin = await hget('demo-agent');
+    assert.deepEqual(twin?.data, { twin: 'host' });
+    assert.ok(await pget(qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
+  });
+
+  it('sets owner references only where Kubernetes accepts them (§19.55)', async () => {
+    const i = await inst();
+    const same = await cget('demo-token');
+    assert.deepEqual(
+      same?.metadata.ownerReferences?.map((r) => r.uid),
+      [i?.metadata.uid],
+    );
+    const other = await cget('demo-ns-a-elsewhere', 'elsewhere');
+    assert.ok(other);
+    assert.equal(other.metadata.ownerReferences, undefined);
+    assert.equal(other.metadata.labels?.['krop.opendefense.cloud/instance-uid'], i?.metadata.uid);
+  });
+
+  it('prunes an includeWhen flip and a forEach shrink on their planes, never foreign objects (§19.35–36, 39)', async () => {
+    const gated = qualifiedName(id, 'ns-a', 'demo', 'demo-gated', 'ConfigMap');
+    assert.ok(await pget(gated));
+    assert.ok(await hget('demo-z'));
+    // Foreign objects of the same GVK and namespace: unlabelled, or another instance's UID.
+    await apply(p.host.admin, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'foreign', namespace: 'default' },
+    });
+    await apply(p.host.admin, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'other-instance',
+        namespace: 'default',
+        labels: {
+          'krop.opendefense.cloud/instance-uid': 'someone-else',
+          'krop.opendefense.cloud/consumer-cluster': id,
+        },
+      },
+    });
+    await apply(c.admin, demo('ns-a', { names: ['x', 'y'], gate: false }));
+    await eventually('z and gated pruned', async () =>
+      (await hget('demo-z')) === undefined && (await pget(gated)) === undefined ? true : undefined,
+    );
+    assert.ok(await hget('demo-x'));
+    assert.ok(await hget('demo-y'));
+    assert.ok(await hget('demo-agent'));
+    assert.ok(await hget('foreign'));
+    assert.ok(await hget('other-instance'));
+    assert.ok(await pget(qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
+  });
+
+  it('a genuine CEL error is hard: ExpressionError, state ERROR, and a liveness record (§19.18, §18.2–3)', async () => {
+    await apply(c.admin, {
+      apiVersion: AV,
+      kind: 'Broken',
+      metadata: { name: 'broken', namespace: 'ns-a' },
+      spec: { name: 'broken' },
+    });
+    const o = await eventually('ExpressionError', async () => {
+      const x = await inst('ns-a', 'Broken', 'broken');
+      return cond(x, 'Ready')?.reason === 'ExpressionError' ? x : undefined;
+    });
+    assert.equal(cond(o, 'Ready')?.status, 'False');
+    assert.equal((o.status as { state?: string }).state, 'ERROR');
+    assert.equal(await cget('broken-bad'), undefined);
+    const rec = await getObj(
+      p.management.admin,
+      'v1',
+      'ConfigMap',
+      livenessRecordName(id, o.metadata.uid ?? ''),
+      CONTROLLER_NS,
+    );
+    assert.ok(rec, 'an erroring first pass still leaves a liveness record');
+  });
+
+  it('the registrar: InvalidTarget at the CRD, ExportConflict for the newer blueprint, BuildFailed (§19.11, 43, 56)', async () => {
+    await assert.rejects(
+      apply(
+        p.management.admin,
+        blueprint('edge', 'Edge', [{ id: 'x', target: 'edge', template: cmT('x', {}) }]),
+      ),
+      (e: unknown) => isApiError(e) && e.code === 422 && /target/.test(e.message),
+    );
+    await apply(p.management.admin, { ...DEMO, metadata: { name: 'demo-copy' } });
+    const copy = await eventually('ExportConflict', async () => {
+      const b = await p.management.admin.get(BP('demo-copy'));
+      return cond(b, 'Ready')?.reason === 'ExportConflict' ? b : undefined;
+    });
+    assert.match(
+      cond(copy, 'Ready')?.message ?? '',
+      /demo already produces demoes\.krop\.opendefense\.cloud/,
+    );
+    assert.equal(cond(await p.management.admin.get(BP('demo')), 'Ready')?.reason, 'Published');
+    await apply(
+      p.management.admin,
+      blueprint('nons', 'NoNs', [{ id: 'orphan', target: 'provider', template: cmT('orphan', {}) }]),
+    );
+    const nons = await eventually('BuildFailed', async () => {
+      const b = await p.management.admin.get(BP('nons'));
+      return cond(b, 'Ready')?.reason === 'BuildFailed' ? b : undefined;
+    });
+    assert.match(cond(nons, 'Ready')?.message ?? '', /orphan.*provider.*metadata\.namespace/);
+    assert.equal((nons.status as { exportedAPI?: string }).exportedAPI, undefined);
+  });
+});

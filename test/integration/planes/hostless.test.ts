@@ -1,0 +1,174 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
+/**
+ * Without `--host-kubeconfig` the host plane does not exist and host nodes fail closed (planes.md §5.4,
+ * §19.12): the node and its dependents are not processed, independent nodes are, the pass is incomplete
+ * so nothing is pruned, and the instance shows Ready=False/TargetUnavailable naming the applier (template)
+ * or the reader (externalRef). Two real control planes: management and one consumer.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import {
+  apply,
+  BP,
+  type Consumer,
+  closePlanes,
+  cond,
+  eventually,
+  getObj,
+  grant,
+  ns,
+  type Planes,
+  startController,
+  startPlanes,
+  stopController,
+} from './support.ts';
+
+const GROUP = 'krop.opendefense.cloud';
+const AV = `${GROUP}/v1alpha1`;
+const cmT = (name: string, namespace?: string, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  data,
+});
+
+function bp(name: string, kind: string, resources: unknown[]): KubeObject {
+  return {
+    apiVersion: AV,
+    kind: 'ResourceGraphDefinition',
+    metadata: { name },
+    spec: {
+      schema: {
+        apiVersion: 'v1alpha1',
+        kind,
+        group: GROUP,
+        spec: { name: 'string', gate: 'boolean | default=true' },
+      },
+      resources,
+    },
+  };
+}
+
+describe('planes: no host cluster configured', () => {
+  let p: Planes;
+  let c: Consumer;
+  let controller: PlanesController | undefined;
+
+  before(async () => {
+    p = await startPlanes(1);
+    c = p.consumers[0] as Consumer;
+    await apply(c.admin, ns('ns-a'));
+    controller = await startController(p, { host: false });
+    await apply(
+      p.management.admin,
+      bp('hostwrite', 'HostWrite', [
+        { id: 'onHost', target: 'host', template: cmT('${schema.spec.name}-host', 'default') },
+        {
+          id: 'dependent',
+          template: cmT('${schema.spec.name}-dep', undefined, { from: '${onHost.metadata.name}' }),
+        },
+        { id: 'independent', template: cmT('${schema.spec.name}-ind') },
+        { id: 'gated', includeWhen: ['${schema.spec.gate}'], template: cmT('${schema.spec.name}-gated') },
+      ]),
+    );
+    await apply(
+      p.management.admin,
+      bp('hostread', 'HostRead', [
+        {
+          id: 'hostRef',
+          target: 'host',
+          externalRef: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${schema.spec.name}-ext', namespace: 'default' },
+          },
+        },
+        { id: 'independent', template: cmT('${schema.spec.name}-ind') },
+      ]),
+    );
+    for (const [name, plural] of [
+      ['hostwrite', 'hostwrites'],
+      ['hostread', 'hostreads'],
+    ] as const) {
+      const b = await eventually(
+        `${name} published`,
+        async () => {
+          const o = await p.management.admin.get(BP(name));
+          return cond(o, 'Ready')?.reason === 'Published' ? o : undefined;
+        },
+        60_000,
+      );
+      await grant(c, `${plural}.${GROUP}`, { group: GROUP, plural }, (b.status as { claims: never }).claims, {
+        serve: true,
+        claims: true,
+      });
+    }
+    await eventually(
+      'served',
+      async () => {
+        const o = await p.management.admin.get({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
+        const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
+        return bps.length === 2 && bps.every((x) => x.served) ? true : undefined;
+      },
+      60_000,
+    );
+  });
+
+  after(async () => {
+    await stopController(controller);
+    closePlanes(p);
+  });
+
+  it('a host template fails closed: TargetUnavailable, dependents skipped, independent nodes applied', async () => {
+    await apply(c.admin, {
+      apiVersion: AV,
+      kind: 'HostWrite',
+      metadata: { name: 'w', namespace: 'ns-a' },
+      spec: { name: 'w' },
+    });
+    const o = await eventually('TargetUnavailable', async () => {
+      const x = await getObj(c.admin, AV, 'HostWrite', 'w', 'ns-a');
+      return cond(x, 'Ready')?.reason === 'TargetUnavailable' ? x : undefined;
+    });
+    assert.equal(cond(o, 'Ready')?.status, 'False');
+    assert.match(cond(o, 'Ready')?.message ?? '', /resource onHost: no applier configured for target host/);
+    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'w-ind', 'ns-a'));
+    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'w-gated', 'ns-a'));
+    assert.equal(await getObj(c.admin, 'v1', 'ConfigMap', 'w-dep', 'ns-a'), undefined);
+    // Nothing is written to the management cluster in place of the missing host.
+    assert.equal(await getObj(p.management.admin, 'v1', 'ConfigMap', 'w-host', 'default'), undefined);
+  });
+
+  it('the incomplete pass prunes nothing: a gated child stays after its gate flips', async () => {
+    await apply(c.admin, {
+      apiVersion: AV,
+      kind: 'HostWrite',
+      metadata: { name: 'w', namespace: 'ns-a' },
+      spec: { name: 'w', gate: false },
+    });
+    // Wait for a pass on the new generation, then make sure the excluded child was not reclaimed.
+    await eventually('observed generation 2', async () => {
+      const x = await getObj(c.admin, AV, 'HostWrite', 'w', 'ns-a');
+      return cond(x, 'Ready')?.observedGeneration === x?.metadata.generation ? true : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'w-gated', 'ns-a'));
+  });
+
+  it('a host externalRef fails closed with "no reader configured for target host"', async () => {
+    await apply(c.admin, {
+      apiVersion: AV,
+      kind: 'HostRead',
+      metadata: { name: 'r', namespace: 'ns-a' },
+      spec: { name: 'r' },
+    });
+    const o = await eventually('TargetUnavailable', async () => {
+      const x = await getObj(c.admin, AV, 'HostRead', 'r', 'ns-a');
+      return cond(x, 'Ready')?.reason === 'TargetUnavailable' ? x : undefined;
+    });
+    assert.match(cond(o, 'Ready')?.message ?? '', /resource hostRef: no reader configured for target host/);
+    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'r-ind', 'ns-a'));
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * Several real control planes in one test process (planes.md §19): the management cluster (blueprints,
+ * registrations, provider children), a host cluster, and consumer clusters, each a `kube-testenv`
+ * without workloads. Consumers reach kgraph with a ServiceAccount token of their own (`kgraph` in
+ * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
+ */
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import { parseAllDocuments } from 'yaml';
+import { generatedRoles } from '../../../src/controller/planes/claims.ts';
+import { bindRole, serviceAccountKubeconfig } from '../../../src/controller/planes/consumerSide.ts';
+import { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
+import type { PlaneTimings } from '../../../src/controller/planes/names.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import { RestClient } from '../../../src/kube/rest.ts';
+import { dedicatedControlPlane, type TestControlPlane } from '../../support/controlPlane.ts';
+import { eventually } from '../../support/kube.ts';
+
+export { eventually };
+
+export const CONTROLLER_NS = 'kgraph-system';
+const CONSUMER_NS = 'kgraph-consumer';
+const CONSUMER_SA = 'kgraph';
+const SUBJECT = { namespace: CONSUMER_NS, name: CONSUMER_SA };
+
+export interface Plane {
+  cp: TestControlPlane;
+  /** Admin client (system:masters). */
+  admin: RestClient;
+}
+
+export interface Consumer extends Plane {
+  /** ConsumerCluster name in the management cluster. */
+  name: string;
+  /** The identity kgraph has in this cluster. */
+  subject: string;
+}
+
+export interface Planes {
+  management: Plane;
+  host: Plane;
+  consumers: Consumer[];
+}
+
+async function plane(): Promise<Plane> {
+  const cp = await dedicatedControlPlane({ workloads: false });
+  return { cp, admin: new RestClient(cp.kc) };
+}
+
+export const apply = (c: RestClient, o: KubeObject): Promise<KubeObject> =>
+  c.apply(o, { fieldManager: 'test', force: true });
+
+export function yamlObjects(file: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as KubeObject);
+}
+
+export function ns(name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+}
+
+/** Starts the planes in parallel and registers each consumer (kubeconfig Secret + ConsumerCluster). */
+export async function startPlanes(
+  consumers: number,
+  opts: { selector?: Record<string, unknown> } = {},
+): Promise<Planes> {
+  const all = await Promise.all(Array.from({ length: consumers + 2 }, () => plane()));
+  const [management, host, ...rest] = all as [Plane, Plane, ...Plane[]];
+  await installPlaneCrds(management.admin);
+  await apply(management.admin, ns(CONTROLLER_NS));
+  const out: Consumer[] = [];
+  for (const [i, p] of rest.entries()) {
+    const name = `consumer-${i + 1}`;
+    const text = await serviceAccountKubeconfig(p.admin, SUBJECT, 7200);
+    await apply(management.admin, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-kubeconfig`, namespace: CONTROLLER_NS },
+      data: { kubeconfig: Buffer.from(text).toString('base64') },
+    });
+    out.push({ ...p, name, subject: `system:serviceaccount:${CONSUMER_NS}:${CONSUMER_SA}` });
+  }
+  for (const c of out) await registerConsumer(management, c, opts.selector ?? {});
+  return { management, host, consumers: out };
+}
+
+export async function registerConsumer(
+  management: Plane,
+  c: Consumer,
+  selector: Record<string, unknown>,
+): Promise<void> {
+  await apply(management.admin, {
+    apiVersion: 'krop.opendefense.cloud/v1alpha1',
+    kind: 'ConsumerCluster',
+    metadata: { name: c.name },
+    spec: {
+      kubeconfigSecretRef: { name: `${c.name}-kubeconfig`, key: 'kubeconfig' },
+      blueprintSelector: selector,
+    },
+  });
+}
+
+/**
+ * The consumer grants the generated roles to kgraph's identity (§10.2): the serving role always, the
+ * claims role when `claims` (cluster-wide, or per namespace with RoleBindings).
+ */
+export async function grant(
+  c: Consumer,
+  exportName: string,
+  instance: { group: string; plural: string },
+  claims: Parameters<typeof generatedRoles>[2],
+  what: { serve: boolean; claims: boolean | string[] },
+): Promise<void> {
+  const [serve, claimsRole] = generatedRoles(exportName, instance, claims) as unknown as [
+    KubeObject,
+    KubeObject,
+  ];
+  await apply(c.admin, serve);
+  await apply(c.admin, claimsRole);
+  if (what.serve) await bindRole(c.admin, serve.metadata.name ?? '', SUBJECT);
+  if (what.claims === true) await bindRole(c.admin, claimsRole.metadata.name ?? '', SUBJECT);
+  else if (Array.isArray(what.claims))
+    await bindRole(c.admin, claimsRole.metadata.name ?? '', SUBJECT, what.claims);
+}
+
+export const FAST: Partial<PlaneTimings> = {
+  heartbeatMs: 1_000,
+  resyncMs: 3_000,
+  ssarTtlMs: 300,
+  sweepIntervalMs: 3_600_000,
+  staleAfterMs: 3_600_000,
+  startupGraceMs: 3_600_000,
+};
+
+export async function startController(
+  p: Planes,
+  opts: { host?: boolean; timings?: Partial<PlaneTimings>; now?: () => Date } = {},
+): Promise<PlanesController> {
+  const controller = new PlanesController({
+    client: new RestClient(p.management.cp.kc),
+    ...(opts.host === false ? {} : { host: new RestClient(p.host.cp.kc) }),
+    namespace: CONTROLLER_NS,
+    ...(opts.now ? { now: opts.now } : {}),
+    timings: { ...FAST, ...(opts.timings ?? {}) },
+    log: process.env.KGRAPH_TEST_LOG_FILE
+      ? pino(
+          { level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'debug' },
+          pino.destination(process.env.KGRAPH_TEST_LOG_FILE),
+        )
+      : pino({ level: 'silent' }),
+  });
+  await controller.start();
+  return controller;
+}
+
+export async function stopController(c: PlanesController | undefined): Promise<void> {
+  if (!c) return;
+  await c.stop();
+  c.client.close();
+  c.host?.close();
+}
+
+export function closePlanes(p: Planes | undefined): void {
+  if (!p) return;
+  for (const x of [p.management, p.host, ...p.consumers]) x.admin.close();
+}
+
+export interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+}
+
+export function cond(o: KubeObject | undefined, type: string): Cond | undefined {
+  return (o?.status as { conditions?: Cond[] } | undefined)?.conditions?.find((c) => c.type === type);
+}
+
+export function getObj(c: RestClient, apiVersion: string, kind: string, name: string, namespace?: string) {
+  return c.getOrUndefined({ apiVersion, kind, name, ...(namespace ? { namespace } : {}) });
+}
+
+export const BP = (name: string) => ({
+  apiVersion: 'krop.opendefense.cloud/v1alpha1',
+  kind: 'ResourceGraphDefinition',
+  name,
+});
