@@ -2,6 +2,7 @@
  * Diagnostic output: a TypeScript-compiler-style text format that shows the offending YAML line with
  * a caret, and the JSON report of `kgraph validate -o json`.
  */
+import { createColors } from 'colorette';
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import type { SourceFile } from './yamlTree.ts';
 
@@ -130,15 +131,16 @@ export function formatTextReport(
   return out;
 }
 
+/** The report's colours, from colorette (the library listr2's colours come from), switched by `on`. */
 function colors(on: boolean) {
-  const wrap = (code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const c = createColors({ useColor: on });
   return {
-    red: wrap('31'),
-    green: wrap('32'),
-    yellow: wrap('33'),
-    blue: wrap('34'),
-    cyan: wrap('36'),
-    gray: wrap('90'),
-    inverse: wrap('7'),
+    red: c.red,
+    green: c.green,
+    yellow: c.yellow,
+    blue: c.blue,
+    cyan: c.cyan,
+    gray: c.gray,
+    inverse: c.inverse,
   };
 }

@@ -3,6 +3,7 @@
  * (shadowing: nearest wins) and applies the reference rules of its role (self, patch, readyWhen,
  * iterators, each, scopes), recording dependency edges and graph-node captures on the drafts.
  */
+import { didYouMean } from '../../diag/suggest.ts';
 import { formatPath, type PathSegment } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { ExprRef } from '../model.ts';
@@ -179,9 +180,14 @@ export function resolveRefs(
   }
   if (unknown.length > 0) {
     const prefix = role === 'readyWhen' ? 'readyWhen: ' : '';
+    // "did you mean": the closest node id visible from here (issue #17 item 10).
+    const visible: string[] = [];
+    for (let f: FrameDraft | undefined = frame; f; f = f.parent) visible.push(...f.byId.keys());
+    if (flavor.rgd) visible.push('schema');
+    const hint = unknown.length === 1 ? didYouMean(unknown[0] ?? '', visible) : '';
     ctx.error(
       GraphCode.UnknownIdentifier,
-      `${prefix}references unknown identifiers: [${unknown.join(', ')}]`,
+      `${prefix}references unknown identifiers: [${unknown.join(', ')}]${hint}`,
       where,
     );
   }

@@ -21,8 +21,9 @@ export type ObjectFields = (name: string) => Readonly<Record<string, string>> | 
 /** Nesting bound for object expansion (the registry cuts cycles; this is a second guard). */
 const MAX_OBJECT_DEPTH = 32;
 
-function fromType(t: TypeExpr, objects?: ObjectFields): OpenAPISchema | undefined {
-  switch (t.name) {
+/** The primitives kro types everywhere (its `primitiveTypeToSchema`); undefined for anything else. */
+function primitiveSchema(name: string): OpenAPISchema | undefined {
+  switch (name) {
     case 'string':
       return { type: 'string' };
     // No format on numbers: kro infers `integer` / `number` only, and the CRDs must be interchangeable.
@@ -35,6 +36,15 @@ function fromType(t: TypeExpr, objects?: ObjectFields): OpenAPISchema | undefine
       return { type: 'boolean' };
     case 'bytes':
       return { type: 'string', format: 'byte' };
+    default:
+      return undefined;
+  }
+}
+
+function fromType(t: TypeExpr, objects?: ObjectFields): OpenAPISchema | undefined {
+  const primitive = primitiveSchema(t.name);
+  if (primitive) return primitive;
+  switch (t.name) {
     case 'google.protobuf.Timestamp':
       return { type: 'string', format: 'date-time' };
     case 'google.protobuf.Duration':
@@ -77,18 +87,9 @@ function objectSchema(
 /** A field inside a declared object (kro: only primitives, lists, maps and objects are typed there). */
 function fieldSchema(t: TypeExpr, objects: ObjectFields, depth: number): OpenAPISchema {
   if (depth > MAX_OBJECT_DEPTH) return unknownFieldsSchema();
+  const primitive = primitiveSchema(t.name);
+  if (primitive) return primitive;
   switch (t.name) {
-    case 'string':
-      return { type: 'string' };
-    case 'int':
-    case 'uint':
-      return { type: 'integer' };
-    case 'double':
-      return { type: 'number' };
-    case 'bool':
-      return { type: 'boolean' };
-    case 'bytes':
-      return { type: 'string', format: 'byte' };
     case 'list':
       return t.params[0]
         ? { type: 'array', items: fieldSchema(t.params[0], objects, depth + 1) }

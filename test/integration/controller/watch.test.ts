@@ -11,6 +11,7 @@ import type { GraphController } from '../../../src/controller/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import {
   applyGraph,
+  cm,
   conditionOf,
   controllerFixture,
   eventually,
@@ -149,12 +150,7 @@ describe('watch node: ingress fan-in', () => {
         },
         {
           id: 'out',
-          template: {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: 'everywhere' },
-            data: { n: '${string(all.size())}' },
-          },
+          template: cm('everywhere', { n: '${string(all.size())}' }),
         },
       ]),
     );

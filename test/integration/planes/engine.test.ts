@@ -28,6 +28,8 @@ import {
   startController,
   startPlanes,
   stopController,
+  waitPublished,
+  waitServed,
 } from './support.ts';
 
 const GROUP = 'krop.opendefense.cloud';
@@ -120,19 +122,8 @@ function demo(
   };
 }
 
-async function published(p: Planes, name: string): Promise<KubeObject> {
-  return eventually(
-    `${name} published`,
-    async () => {
-      const b = await p.management.admin.get(BP(name));
-      return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
-    },
-    60_000,
-  );
-}
-
 async function grantAll(p: Planes, c: Consumer, name: string): Promise<void> {
-  const b = await published(p, name);
+  const b = await waitPublished(p, name);
   const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
   const plural = exportedAPI.slice(0, exportedAPI.indexOf('.'));
   await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
@@ -158,15 +149,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     await apply(p.management.admin, BROKEN);
     await grantAll(p, c, 'demo');
     await grantAll(p, c, 'broken');
-    const cc = await eventually(
-      'both blueprints served',
-      async () => {
-        const o = await p.management.admin.get({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
-        const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
-        return bps.length === 2 && bps.every((b) => b.served) ? o : undefined;
-      },
-      60_000,
-    );
+    const cc = await waitServed(p, c, 2);
     id = (cc.spec as { clusterID: string }).clusterID;
     await apply(c.admin, demo('ns-a', { names: ['x', 'y', 'z'] }));
   });

@@ -12,7 +12,6 @@ import { livenessRecordName, qualifiedName } from '../../../src/controller/plane
 import type { KubeObject } from '../../../src/kube/index.ts';
 import {
   apply,
-  BP,
   CONTROLLER_NS,
   type Consumer,
   closePlanes,
@@ -25,6 +24,8 @@ import {
   startController,
   startPlanes,
   stopController,
+  waitPublished,
+  waitServed,
 } from './support.ts';
 
 const GROUP = 'krop.opendefense.cloud';
@@ -93,14 +94,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     p = await startPlanes(2);
     controller = await startController(p, { timings: { staleAfterMs: STALE, startupGraceMs: STALE } });
     await apply(p.management.admin, BLUEPRINT);
-    const b = await eventually(
-      'published',
-      async () => {
-        const o = await p.management.admin.get(BP('gcdemo'));
-        return cond(o, 'Ready')?.reason === 'Published' ? o : undefined;
-      },
-      60_000,
-    );
+    const b = await waitPublished(p, 'gcdemo');
     for (const c of p.consumers) {
       await apply(c.admin, ns('ns-a'));
       const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
@@ -109,16 +103,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
     }
     for (const c of p.consumers) {
-      const o = await eventually(
-        `${c.name} served`,
-        async () => {
-          const x = await cc(c);
-          return (x?.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints?.[0]?.served
-            ? x
-            : undefined;
-        },
-        60_000,
-      );
+      const o = await waitServed(p, c);
       ids.push((o.spec as { clusterID: string }).clusterID);
       await apply(c.admin, {
         apiVersion: AV,

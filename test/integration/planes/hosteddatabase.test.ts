@@ -27,6 +27,8 @@ import {
   startController,
   startPlanes,
   stopController,
+  waitPublished,
+  waitServed,
   yamlObjects,
 } from './support.ts';
 
@@ -93,14 +95,7 @@ describe('planes: HostedDatabase across management, host and three consumer clus
     controller = await startController(p);
     const [blueprint] = yamlObjects('examples/planes/10-hosteddatabase.yaml') as [KubeObject];
     await apply(p.management.admin, blueprint);
-    const published = await eventually(
-      'blueprint published',
-      async () => {
-        const b = await p.management.admin.get(BP('hosteddatabase'));
-        return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
-      },
-      60_000,
-    );
+    const published = await waitPublished(p, 'hosteddatabase');
     const status = published.status as {
       claims: { group: string; resource: string; verbs: string[]; scope: 'Namespaced' }[];
     };
@@ -108,19 +103,7 @@ describe('planes: HostedDatabase across management, host and three consumer clus
       await grant(c, EXPORT, INSTANCE, status.claims, { serve: true, claims: i < 2 });
     }
     for (const c of p.consumers) {
-      const cc = await eventually(
-        `${c.name} serves the blueprint`,
-        async () => {
-          const o = await p.management.admin.get({
-            apiVersion: 'krop.opendefense.cloud/v1alpha1',
-            kind: 'ConsumerCluster',
-            name: c.name,
-          });
-          const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
-          return bps[0]?.served ? o : undefined;
-        },
-        60_000,
-      );
+      const cc = await waitServed(p, c);
       ids.push((cc.spec as { clusterID: string }).clusterID);
       await apply(c.admin, hostedDatabase('db'));
     }

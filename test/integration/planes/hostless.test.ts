@@ -11,7 +11,6 @@ import type { PlanesController } from '../../../src/controller/planes/controller
 import type { KubeObject } from '../../../src/kube/index.ts';
 import {
   apply,
-  BP,
   type Consumer,
   closePlanes,
   cond,
@@ -23,6 +22,8 @@ import {
   startController,
   startPlanes,
   stopController,
+  waitPublished,
+  waitServed,
 } from './support.ts';
 
 const GROUP = 'krop.opendefense.cloud';
@@ -92,28 +93,13 @@ describe('planes: no host cluster configured', () => {
       ['hostwrite', 'hostwrites'],
       ['hostread', 'hostreads'],
     ] as const) {
-      const b = await eventually(
-        `${name} published`,
-        async () => {
-          const o = await p.management.admin.get(BP(name));
-          return cond(o, 'Ready')?.reason === 'Published' ? o : undefined;
-        },
-        60_000,
-      );
+      const b = await waitPublished(p, name);
       await grant(c, `${plural}.${GROUP}`, { group: GROUP, plural }, (b.status as { claims: never }).claims, {
         serve: true,
         claims: true,
       });
     }
-    await eventually(
-      'served',
-      async () => {
-        const o = await p.management.admin.get({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
-        const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
-        return bps.length === 2 && bps.every((x) => x.served) ? true : undefined;
-      },
-      60_000,
-    );
+    await waitServed(p, c, 2);
   });
 
   after(async () => {

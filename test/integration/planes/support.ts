@@ -187,3 +187,32 @@ export const BP = (name: string) => ({
   kind: 'ResourceGraphDefinition',
   name,
 });
+
+/** Waits until a blueprint is `Ready=True/Published` and returns it. */
+export function waitPublished(p: Planes, name: string): Promise<KubeObject> {
+  return eventually(
+    `${name} published`,
+    async () => {
+      const b = await p.management.admin.get(BP(name));
+      return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
+    },
+    60_000,
+  );
+}
+
+/** Waits until a consumer cluster serves `count` blueprints and returns its registration. */
+export function waitServed(p: Planes, c: Consumer, count = 1): Promise<KubeObject> {
+  return eventually(
+    `${c.name} serves ${count} blueprint(s)`,
+    async () => {
+      const o = await p.management.admin.get({
+        apiVersion: 'krop.opendefense.cloud/v1alpha1',
+        kind: 'ConsumerCluster',
+        name: c.name,
+      });
+      const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
+      return bps.length === count && bps.every((b) => b.served) ? o : undefined;
+    },
+    60_000,
+  );
+}

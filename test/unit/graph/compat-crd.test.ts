@@ -6,22 +6,27 @@ import { parse } from 'yaml';
 import { compileStatusTypes } from '../../../src/cli/commands/crd.ts';
 import { generateCrd } from '../../../src/schema/crd/generate.ts';
 
+/** The first version of the CRD generated for the RGD in `file`, and its status properties. */
+function generated(file: string): { version: Record<string, unknown>; status: Record<string, unknown> } {
+  const rgd = parse(readFileSync(file, 'utf8')) as { metadata: { name: string } };
+  const types = compileStatusTypes(file).get(rgd.metadata.name);
+  assert.ok(types && types.errors === 0);
+  const { crd } = generateCrd(rgd, { statusTypes: types.fields });
+  const version = (crd as { spec: { versions: Record<string, unknown>[] } }).spec.versions[0]!;
+  const status = (
+    version.schema as { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } }
+  ).openAPIV3Schema.properties.status.properties;
+  return { version, status };
+}
+
 /**
  * Item 11 (issue #13): the CRD generated for an RGD matches kro's: an int status field is `integer`
  * without a format (kro infers no format), and the default printer columns carry no `priority: 0`
  * (kro's types omit a zero priority).
  */
 test('generated CRD: int status without format, default printer columns without priority', () => {
-  const file = join(import.meta.dirname, 'compat/04-custom-conditions.yaml');
-  const rgd = parse(readFileSync(file, 'utf8')) as { metadata: { name: string } };
-  const status = compileStatusTypes(file).get(rgd.metadata.name);
-  assert.ok(status && status.errors === 0);
-  const { crd } = generateCrd(rgd, { statusTypes: status.fields });
-  const version = (crd as { spec: { versions: Record<string, unknown>[] } }).spec.versions[0]!;
-  const statusSchema = (
-    version.schema as { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } }
-  ).openAPIV3Schema.properties.status.properties;
-  assert.deepEqual(statusSchema.readyReplicas, { type: 'integer' });
+  const { version, status } = generated(join(import.meta.dirname, 'compat/04-custom-conditions.yaml'));
+  assert.deepEqual(status.readyReplicas, { type: 'integer' });
   const columns = version.additionalPrinterColumns as Record<string, unknown>[];
   assert.deepEqual(
     columns.map((c) => c.name),
@@ -37,19 +42,11 @@ test('generated CRD: int status without format, default printer columns without 
  */
 test('generated CRD: object and list-of-object status fields typed as kro types them', () => {
   const dir = join(import.meta.dirname, 'compat-crd');
-  const file = join(dir, '11-status-types.yaml');
-  const rgd = parse(readFileSync(file, 'utf8')) as { metadata: { name: string } };
-  const status = compileStatusTypes(file).get(rgd.metadata.name);
-  assert.ok(status && status.errors === 0);
-  const { crd } = generateCrd(rgd, { statusTypes: status.fields });
-  const version = (crd as { spec: { versions: Record<string, unknown>[] } }).spec.versions[0]!;
-  const generated = (
-    version.schema as { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } }
-  ).openAPIV3Schema.properties.status.properties;
+  const { status } = generated(join(dir, '11-status-types.yaml'));
   const expected = parse(readFileSync(join(dir, '11-status-types.kro-status.yaml'), 'utf8'));
-  assert.deepEqual(JSON.parse(JSON.stringify(generated)), expected);
+  assert.deepEqual(JSON.parse(JSON.stringify(status)), expected);
   // Property order as kro writes it (sorted), so the CRDs compare equal as text too.
-  const rollout = generated.rollout as { items: { properties: Record<string, unknown> } };
+  const rollout = status.rollout as { items: { properties: Record<string, unknown> } };
   assert.deepEqual(Object.keys(rollout.items.properties), [
     'lastTransitionTime',
     'lastUpdateTime',
