@@ -185,7 +185,10 @@ export class WatchSet {
         update: (old, obj) => {
           if (old !== obj) emit(obj);
         },
-        delete: emit,
+        // A delete is never an echo: the informer hands over its last cached copy, which is exactly
+        // the version our own last write left, so an out-of-band delete right after a write of ours
+        // would otherwise look like that write's echo and never be repaired.
+        delete: (obj) => this.opts.onEvent({ apiVersion, kind, obj }),
       });
       this.informers.set(key, inf);
       inf.start();
