@@ -15,7 +15,7 @@ import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { inspectInstance } from '../../../src/controller/rgd/inspect.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
-import { uniqueName, workloadControlPlane } from '../../support/controlPlane.ts';
+import { dedicatedControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import {
   applyInstance,
   applyRgd,
@@ -44,7 +44,9 @@ describe('kro examples', () => {
   let suite: string;
 
   before(async () => {
-    const plane = await workloadControlPlane();
+    // A plane of its own: the example RGDs are cluster-scoped with fixed names (platform, webapp …),
+    // and other test files (kgraph up) apply the same ones to the shared plane with other controllers.
+    const plane = await dedicatedControlPlane({ workloads: true });
     client = new Client(plane.kc);
     ns = uniqueName('rgd-examples');
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
