@@ -88,7 +88,7 @@ export function registerClusterCommands(program: Command): void {
               : 'workloads: off (pods stay Pending)\n') +
             '\n' +
             `  export KUBECONFIG=${ready.kubeconfig}\n  kubectl get ns\n\n` +
-            `stop it with: kgraph cluster down${opts.dataDir === defaultDevDataDir() ? '' : ` --data-dir ${opts.dataDir}`}\n`,
+            `stop it with: npx kgraph cluster down${opts.dataDir === defaultDevDataDir() ? '' : ` --data-dir ${opts.dataDir}`}\n`,
         );
       },
     );

@@ -40,6 +40,7 @@ describe('kgraph cluster', () => {
     const up = kgraph('cluster', 'up', '--no-workloads');
     assert.match(up, new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig')}`));
     assert.match(up, /workloads: off/);
+    assert.match(up, /stop it with: npx kgraph cluster down/, 'the hint runs as printed after npm ci');
     const nodes = kubectl('get', 'nodes', '-o', 'name');
     assert.equal(nodes.status, 0, nodes.stderr);
     assert.equal(nodes.stdout.trim(), '', 'no simulated nodes without workloads');
