@@ -11,11 +11,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
+import { freePort } from '../src/kube/freePort.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
@@ -28,15 +28,6 @@ const arg = (name: string, dflt: number): number => {
 const INSTANCES = arg('--instances', 200);
 const CONCURRENCY = arg('--concurrency', 4);
 const STEADY_S = arg('--steady-seconds', 120);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
-}
 
 async function requests(port: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

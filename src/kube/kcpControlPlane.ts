@@ -9,10 +9,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { freePort } from './freePort.ts';
 import { repoRoot } from './localControlPlane.ts';
 import { RestClient } from './rest.ts';
 
@@ -95,19 +95,6 @@ export function kcpBinary(opts: { build: boolean; log?: (line: string) => void }
   } catch (err) {
     throw new KgraphError('KG6031', `building kcp failed: ${(err as Error).message}`);
   }
-}
-
-/** A TCP port free on loopback right now (the OS picks it; a race with another process is unlikely). */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

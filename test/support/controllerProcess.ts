@@ -1,18 +1,8 @@
 /** Running `kgraph controller` as a child process against the shared test control plane. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { eventually } from './kube.ts';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  s.close();
-  return port;
-}
+export { freePort } from '../../src/kube/freePort.ts';
 
 /**
  * Spawns `kgraph controller` with the kubeconfig, health and metrics on `port`, no CRD install and
