@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Plane } from '../../graph/model.ts';
 import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
-import type { ClaimAccess } from './access.ts';
+import type { ClaimChecker } from './access.ts';
 import { type ChainContext, childSelector, decorate } from './chain.ts';
 import { deleteChildren } from './children.ts';
 import {
@@ -34,7 +34,7 @@ export interface InstanceDeps {
   provider: RestClient;
   host: RestClient | undefined;
   controllerNamespace: string;
-  access: ClaimAccess;
+  access: ClaimChecker;
   timings: PlaneTimings;
   log: Logger;
   now: () => Date;
