@@ -30,7 +30,7 @@ import { BlueprintRegistrar } from '../registrar.ts';
 import type { Connection, PublishedBlueprint } from '../served.ts';
 import { Sweeper } from '../sweeper.ts';
 import { BindingClaimAccess } from './access.ts';
-import { publishToKcp } from './publish.ts';
+import { publishToKcp, unpublishFromKcp } from './publish.ts';
 import { KcpServingLoop } from './serving.ts';
 
 export interface KcpPlanesControllerOptions {
@@ -46,6 +46,11 @@ export interface KcpPlanesControllerOptions {
   concurrency?: number;
   log?: Logger;
   now?: () => Date;
+  /**
+   * Deleting a blueprint also deletes its APIExport and APIResourceSchemas (krop's behaviour). Default
+   * false: they stay, like the instance CRDs on plain clusters, so consumers keep their bound API and data.
+   */
+  withdrawDeletesExport?: boolean;
 }
 
 /**
@@ -343,6 +348,8 @@ export class KcpPlanesController {
       }
     }
     await this.stopLoop(name);
+    const bp = this.registrar.registry.get(name);
+    if (this.opts.withdrawDeletesExport && bp) await unpublishFromKcp(this.provider, bp.exportName, bp.name);
   }
 
   private connectionFor(

@@ -183,3 +183,29 @@ export async function publishToKcp(
     publication: { claims, schema: schema.metadata.name ?? '', identityHash },
   };
 }
+
+/** Deletes a blueprint's APIExport and every APIResourceSchema published for it (withdrawal, opt-in). */
+export async function unpublishFromKcp(
+  provider: RestClient,
+  exportName: string,
+  blueprint: string,
+): Promise<void> {
+  const exp = await provider.getOrUndefined({
+    apiVersion: APIS_KCP_V1ALPHA2,
+    plural: 'apiexports',
+    name: exportName,
+  });
+  if (exp?.metadata.annotations?.[ANNOTATION_BLUEPRINT] === blueprint)
+    await provider.delete({ apiVersion: APIS_KCP_V1ALPHA2, plural: 'apiexports', name: exportName });
+  const { items } = await provider.listAll(
+    { apiVersion: APIS_KCP_V1ALPHA1, plural: 'apiresourceschemas' },
+    { labelSelector: `${LABEL_BLUEPRINT}=${safeLabelValue(exportName)}` },
+  );
+  for (const s of items)
+    if (s.metadata.annotations?.[ANNOTATION_BLUEPRINT] === blueprint)
+      await provider.delete({
+        apiVersion: APIS_KCP_V1ALPHA1,
+        plural: 'apiresourceschemas',
+        name: s.metadata.name ?? '',
+      });
+}
