@@ -5,6 +5,7 @@
  * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
  */
 import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../../src/controller/planes/claims.ts';
@@ -134,11 +135,18 @@ export const FAST: Partial<PlaneTimings> = {
 
 export async function startController(
   p: Planes,
-  opts: { host?: boolean; timings?: Partial<PlaneTimings>; now?: () => Date } = {},
+  opts: {
+    host?: boolean;
+    timings?: Partial<PlaneTimings>;
+    now?: () => Date;
+    /** The controller's identities (default: admin clients of the management and host planes). */
+    client?: RestClient;
+    hostClient?: RestClient;
+  } = {},
 ): Promise<PlanesController> {
   const controller = new PlanesController({
-    client: new RestClient(p.management.cp.kc),
-    ...(opts.host === false ? {} : { host: new RestClient(p.host.cp.kc) }),
+    client: opts.client ?? new RestClient(p.management.cp.kc),
+    ...(opts.host === false ? {} : { host: opts.hostClient ?? new RestClient(p.host.cp.kc) }),
     namespace: CONTROLLER_NS,
     ...(opts.now ? { now: opts.now } : {}),
     timings: { ...FAST, ...(opts.timings ?? {}) },
@@ -352,4 +360,11 @@ export async function waitEntry(
     (x) => serveEntries(x).some((e) => e.name === name && ok(e)),
   );
   return serveEntries(o).find((e) => e.name === name) as ServeEntry;
+}
+
+/** A client holding a ServiceAccount token (created if missing) of a plane: that identity, nothing more. */
+export async function serviceAccountClient(admin: RestClient, sa: { namespace: string; name: string }) {
+  const kc = new KubeConfig();
+  kc.loadFromString(await serviceAccountKubeconfig(admin, sa, 7200));
+  return new RestClient(kc);
 }
