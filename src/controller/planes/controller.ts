@@ -22,6 +22,7 @@ import { errorMessage } from '../core/errors.ts';
 import { GraphCompiler } from '../engine.ts';
 import { type Condition, condition } from '../status.ts';
 import { ClaimAccess } from './access.ts';
+import { ChildWatches } from './childWatches.ts';
 import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
 import { installPlaneCrds } from './crds.ts';
@@ -79,6 +80,8 @@ export class PlanesController {
   readonly access: ClaimAccess;
   readonly instances: InstanceReconciler;
   readonly sweeper: Sweeper;
+  /** §11.1: child and externalRef watches on every plane, requeueing instances. */
+  readonly childWatches: ChildWatches;
   readonly blueprintQueue = new WorkQueue<string>();
   readonly clusterQueue = new WorkQueue<string>();
   readonly instanceQueue = new WorkQueue<string>();
@@ -130,6 +133,13 @@ export class PlanesController {
       timings: this.timings,
       log: this.log,
       now,
+    });
+    this.childWatches = new ChildWatches({
+      provider: this.client,
+      host: this.host,
+      access: this.access,
+      log: this.log,
+      enqueue: (key) => this.instanceQueue.add(key),
     });
     this.sweeper = new Sweeper({
       provider: this.client,
@@ -244,6 +254,7 @@ export class PlanesController {
       this.instanceQueue.shutdown(),
     ]);
     await Promise.all(this.running);
+    await this.childWatches.stop();
     await Promise.all([...this.loops.values()].map((l) => l.informer.stop()));
     this.loops.clear();
     for (const s of this.clusters.values()) s.conn?.client.close();
@@ -579,6 +590,7 @@ export class PlanesController {
       this.loops.delete(k);
       await l.informer.stop();
     }
+    await this.childWatches.stopConsumer(name);
     if (forget) {
       this.clusters.get(name)?.conn?.client.close();
       this.clusters.delete(name);
@@ -614,7 +626,9 @@ export class PlanesController {
   // ------------------------------------------------------------------ instances
 
   private enqueueInstance(bp: PublishedBlueprint, conn: Connection, o: KubeObject): void {
-    this.instanceQueue.add(`${bp.name}|${conn.name}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`);
+    const key = `${bp.name}|${conn.name}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`;
+    this.childWatches.track(key, conn.clusterID, o.metadata.uid);
+    this.instanceQueue.add(key);
   }
 
   private async reconcileInstance(key: string): Promise<{ requeueAfterMs: number } | undefined> {
@@ -626,6 +640,9 @@ export class PlanesController {
     const inst = loop.informer.get(loop.bp.namespaced ? ns : undefined, name);
     const out = await this.instances.reconcile(loop.bp, loop.conn, inst);
     this.log.debug({ instance: key, kind: out.kind, ready: out.ready }, 'instance reconciled');
+    if (out.kind === 'gone' || out.kind === 'deleted') this.childWatches.forget(key);
+    else if (out.pass && this.loops.get(`${bpName}|${cluster}`) === loop)
+      await this.childWatches.observe(key, loop.bp, loop.conn, out.pass);
     if (out.kind === 'finalizerAdded') return { requeueAfterMs: 0 };
     return out.requeueAfterMs !== undefined ? { requeueAfterMs: out.requeueAfterMs } : undefined;
   }

@@ -53,6 +53,19 @@ export interface AppliedChild {
   name: string;
 }
 
+/**
+ * What a pass read that it does not write (externalRefs and other non-template reads), per plane: the
+ * child watches (§11.1) requeue the instance when one of these changes. `name` absent: a LIST (selector).
+ */
+export interface PassRead {
+  plane: Plane;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+  selector?: LabelSelector;
+}
+
 export interface PassInput {
   compiled: CompiledGraph;
   /** The stamped runtime copy of the instance (§8). */
@@ -76,6 +89,8 @@ export interface PassOutcome {
   ready: boolean;
   /** Applies that changed an object (0 in steady state). */
   writes: number;
+  /** Non-template reads of this pass (§11.1 externalRef watches). */
+  reads: PassRead[];
 }
 
 interface GetNeed {
@@ -122,6 +137,7 @@ export async function runPass(input: PassInput): Promise<PassOutcome> {
   const types = new Map<string, TypeInfo | null>();
   const blocked = new Map<string, Blocked>();
   const applied = emptyApplied();
+  const reads: PassRead[] = [];
   const maxPasses = input.maxPasses ?? 12;
   let writes = 0;
   let result: EvaluationResult | undefined;
@@ -175,6 +191,25 @@ export async function runPass(input: PassInput): Promise<PassOutcome> {
       if (n.type === 'get') memo[n.plane].set(n.key, null);
       else lists.set(`${n.plane}|${n.key}`, []);
       return;
+    }
+    if (n.node && n.node.kind !== 'template') {
+      reads.push(
+        n.type === 'get'
+          ? {
+              plane: n.plane,
+              apiVersion: n.id.apiVersion,
+              kind: n.id.kind,
+              ...(n.id.namespace ? { namespace: n.id.namespace } : {}),
+              name: n.id.name,
+            }
+          : {
+              plane: n.plane,
+              apiVersion: n.apiVersion,
+              kind: n.kind,
+              ...(n.namespace ? { namespace: n.namespace } : {}),
+              selector: n.selector,
+            },
+      );
     }
     try {
       if (n.type === 'get') {
@@ -286,6 +321,7 @@ export async function runPass(input: PassInput): Promise<PassOutcome> {
     complete,
     ready: complete && result.ready,
     writes,
+    reads,
   };
 }
 

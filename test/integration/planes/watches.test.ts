@@ -1,0 +1,216 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
+/**
+ * Child watches (planes.md §11.1) on real control planes (management, host, one consumer), with the
+ * heartbeat and the resync set to 10 minutes so that nothing but a watch event can requeue the
+ * instance: a provider child's status reaching the consumer child (§19.15–16 through a watch), a host
+ * child drifted and deleted out of band, a consumer child deleted, and an externalRef edited, each
+ * repaired or propagated within seconds. The latencies are printed (`watch latency …`).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { qualifiedName } from '../../../src/controller/planes/naming.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import {
+  AV,
+  apply,
+  blueprint,
+  type Consumer,
+  closePlanes,
+  cmT,
+  cond,
+  eventually,
+  getObj,
+  grantPublished,
+  ns,
+  type Planes,
+  startController,
+  startPlanes,
+  stopController,
+  waitServed,
+} from './support.ts';
+
+const LONG = 600_000;
+/** What "within a couple of seconds" allows on a loaded CI machine. */
+const WITHIN_MS = 5_000;
+
+const WATCHED = blueprint(
+  'watched',
+  'Watched',
+  [
+    {
+      id: 'agent',
+      target: 'provider',
+      template: cmT('${schema.spec.name}-agent', { request: '${schema.spec.name}' }, 'default'),
+    },
+    {
+      id: 'token',
+      template: cmT('${schema.spec.name}-token', { token: '${agent.data.token}' }),
+    },
+    {
+      id: 'hosted',
+      target: 'host',
+      template: cmT('${schema.spec.name}-hosted', { want: 'this' }, 'default'),
+    },
+    {
+      id: 'shared',
+      externalRef: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', namespace: 'ns-w' } },
+    },
+    { id: 'copy', template: cmT('${schema.spec.name}-copy', { value: '${shared.data.value}' }) },
+  ],
+  { spec: { name: 'string' }, status: { token: '${token.data.token}' } },
+);
+
+/** Time from `act` until `probe` answers, polling every 50 ms. */
+async function latency(what: string, act: () => Promise<unknown>, probe: () => Promise<boolean>) {
+  const t0 = Date.now();
+  await act();
+  await eventually(what, async () => ((await probe()) ? true : undefined), WITHIN_MS, 50);
+  const ms = Date.now() - t0;
+  console.log(`watch latency ${what}: ${ms} ms`);
+  return ms;
+}
+
+describe('planes: child watches requeue instances without the heartbeat (§11.1)', () => {
+  let p: Planes;
+  let c: Consumer;
+  let controller: PlanesController | undefined;
+  let agentName = '';
+  const cget = (name: string) => getObj(c.admin, 'v1', 'ConfigMap', name, 'ns-w');
+  const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
+  const data = (o: KubeObject | undefined) => (o?.data ?? {}) as Record<string, string>;
+
+  before(async () => {
+    p = await startPlanes(1);
+    c = p.consumers[0] as Consumer;
+    await apply(c.admin, ns('ns-w'));
+    await apply(c.admin, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'shared', namespace: 'ns-w' },
+      data: { value: 'v1' },
+    });
+    controller = await startController(p, { timings: { heartbeatMs: LONG, resyncMs: LONG } });
+    await apply(p.management.admin, WATCHED);
+    await grantPublished(p, c, 'watched');
+    const cc = await waitServed(p, c);
+    const id = (cc.spec as { clusterID: string }).clusterID;
+    agentName = qualifiedName(id, 'ns-w', 'demo', 'demo-agent', 'ConfigMap');
+    await apply(c.admin, {
+      apiVersion: AV,
+      kind: 'Watched',
+      metadata: { name: 'demo', namespace: 'ns-w' },
+      spec: { name: 'demo' },
+    });
+    await eventually('the provider child and the pending consumer child', async () => {
+      const o = await getObj(c.admin, AV, 'Watched', 'demo', 'ns-w');
+      return (await getObj(p.management.admin, 'v1', 'ConfigMap', agentName, 'default')) &&
+        (await hget('demo-hosted')) &&
+        (await cget('demo-copy')) &&
+        cond(o, 'Ready')?.reason === 'Progressing'
+        ? true
+        : undefined;
+    });
+    // Let the watches' first lists and their replays settle.
+    await controller.idle();
+  });
+
+  after(async () => {
+    await stopController(controller);
+    closePlanes(p);
+  });
+
+  it('a provider child status reaches the consumer child from a watch event (§19.15–16)', async () => {
+    assert.equal(await cget('demo-token'), undefined);
+    const before = controller?.childWatches.events ?? 0;
+    await latency(
+      'provider token → consumer child',
+      () =>
+        p.management.admin.apply(
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: agentName, namespace: 'default' },
+            data: { token: 'tok-7' },
+          },
+          { fieldManager: 'agent-controller' },
+        ),
+      async () => data(await cget('demo-token')).token === 'tok-7',
+    );
+    const i = await eventually('instance Ready', async () => {
+      const o = await getObj(c.admin, AV, 'Watched', 'demo', 'ns-w');
+      return cond(o, 'Ready')?.status === 'True' ? o : undefined;
+    });
+    assert.equal((i.status as { token?: string }).token, 'tok-7');
+    assert.ok((controller?.childWatches.events ?? 0) > before);
+  });
+
+  it('repairs a drifted and a deleted host child without the heartbeat', async () => {
+    await latency(
+      'host child drift repaired',
+      () =>
+        p.host.admin.apply(
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'demo-hosted', namespace: 'default' },
+            data: { want: 'intruder' },
+          },
+          { fieldManager: 'intruder', force: true },
+        ),
+      async () => data(await hget('demo-hosted')).want === 'this',
+    );
+    await latency(
+      'host child delete repaired',
+      () =>
+        p.host.admin.delete({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: 'demo-hosted',
+          namespace: 'default',
+        }),
+      async () => data(await hget('demo-hosted')).want === 'this',
+    );
+  });
+
+  it('recreates a deleted consumer child and follows an externalRef edit', async () => {
+    await latency(
+      'consumer child delete repaired',
+      () => c.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'demo-copy', namespace: 'ns-w' }),
+      async () => data(await cget('demo-copy')).value === 'v1',
+    );
+    await latency(
+      'externalRef edit → consumer child',
+      () =>
+        c.admin.apply(
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'shared', namespace: 'ns-w' },
+            data: { value: 'v2' },
+          },
+          { fieldManager: 'test', force: true },
+        ),
+      async () => data(await cget('demo-copy')).value === 'v2',
+    );
+  });
+
+  it('an unrelated ConfigMap in a watched namespace requeues nothing', async () => {
+    await controller?.idle();
+    const before = controller?.childWatches.events ?? 0;
+    await apply(c.admin, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'unrelated', namespace: 'ns-w' },
+      data: { a: 'b' },
+    });
+    await apply(p.host.admin, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'unrelated', namespace: 'default' },
+      data: { a: 'b' },
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    assert.equal(controller?.childWatches.events ?? 0, before);
+  });
+});
