@@ -3,7 +3,9 @@
  * `--consumers N` consumer clusters (default 2) — the planes controller in the background, the seed's
  * HostedDatabase blueprint with a VPC in every consumer, each consumer registered with a ServiceAccount
  * token and granting the generated roles, one instance `db` per consumer; returns once they converge and
- * prints which object landed on which plane and the kubectl command for each plane.
+ * prints which object landed on which plane and the kubectl command for each plane. The host plane runs
+ * workloads (scheduler, workload controllers, one simulated node), so the host Deployment of every
+ * instance rolls out and is reported Available; the other planes hold only API objects.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -67,7 +69,12 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
     names.map(async (n) => {
       const dir = join(opts.dataDir, n);
       mkdirSync(dir, { recursive: true });
-      const { ready } = await devClusterUp(dir, () => undefined, { workloads: false });
+      // Only the host plane runs pods (the HostedDatabase Deployment); one simulated node is enough.
+      const { ready } = await devClusterUp(
+        dir,
+        () => undefined,
+        n === 'host' ? { workloads: true, nodes: 1, zones: 1 } : { workloads: false },
+      );
       return { name: n, dir, kubeconfig: ready.kubeconfig, admin: clientFor(ready.kubeconfig) };
     }),
   );
@@ -189,10 +196,24 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
       return readyOf(o)?.status === 'True' ? o : undefined;
     });
     const s = inst.status as { endpoint?: string; vpcID?: string };
+    const deploy = await until(`host Deployment databases/${id}-db Available`, deadline, async () => {
+      const d = await host.admin.getOrUndefined({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'databases',
+        name: `${id}-db`,
+      });
+      const available = (
+        d?.status as { conditions?: { type: string; status: string }[] } | undefined
+      )?.conditions?.some((x) => x.type === 'Available' && x.status === 'True');
+      return available ? d : undefined;
+    });
+    const ds = deploy.status as { availableReplicas?: number };
+    const want = (deploy.spec as { replicas?: number }).replicas ?? 1;
     lines.push(
       `${c.name} (cluster ID ${id}): HostedDatabase ${TEAM}/db Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
       `  consumer   ${c.name}: VPC ${TEAM}/db-vpc (read only), ConfigMap ${TEAM}/db-connection`,
-      `  host       host: Deployment databases/${id}-db`,
+      `  host       host: Deployment databases/${id}-db Available (${ds.availableReplicas ?? 0}/${want})`,
       `  provider   management: ConfigMap default/${qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap')}`,
     );
   }
