@@ -28,6 +28,7 @@ interface ControllerCliOptions {
   planes?: boolean;
   hostKubeconfig?: string;
   planesNamespace: string;
+  singleReplica?: boolean;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -67,6 +68,10 @@ export function registerControllerCommand(program: Command): void {
       'with --planes: namespace of ConsumerCluster Secrets and liveness records',
       'kgraph-system',
     )
+    .option(
+      '--single-replica',
+      'with --planes and without --leader-elect: declare this the only replica, so the liveness sweeper may run',
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: ControllerCliOptions) => {
       const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
@@ -99,16 +104,34 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
+      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
+      if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
+      if (opts.singleReplica && opts.leaderElect)
+        throw new Error(
+          '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
+        );
+      let leader: LeaderElector | undefined;
+      // The planes controller gets a management-cluster client of its own, so its requests are counted
+      // apart (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
       const planes = opts.planes
         ? new PlanesController({
-            client,
+            client:
+              opts.graphs || opts.rgds
+                ? connect(opts.kubeconfig, opts.context ? { context: opts.context } : {})
+                : client,
             ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
             namespace: opts.planesNamespace,
             installCrds: opts.installCrd,
             log,
+            // §13.4: the sweeper runs on the leader only; without leader election only when the operator
+            // declares a single replica (otherwise it refuses and says so in the log).
+            ...(opts.leaderElect
+              ? { sweepAuthority: { isLeader: () => leader?.isLeader === true } }
+              : opts.singleReplica
+                ? { sweepAuthority: { singleReplica: true as const } }
+                : {}),
           })
         : undefined;
-      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
         metrics: graphs?.metrics ?? rgds?.metrics,
@@ -124,13 +147,12 @@ export function registerControllerCommand(program: Command): void {
           await planes?.stop();
         },
       };
-      let leader: LeaderElector | undefined;
       const servers: import('node:http').Server[] = [];
       if (opts.metricsAddr !== '0') {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => controller.metrics?.render() ?? '',
+            metrics: () => (controller.metrics?.render() ?? '') + (planes?.renderMetrics() ?? ''),
             ...(same
               ? {
                   healthy: () => true,

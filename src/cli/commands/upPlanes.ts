@@ -16,6 +16,7 @@ import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { devClusterUp } from '../../kube/devCluster.ts';
+import { freePort } from '../../kube/freePort.ts';
 import { repoRoot } from '../../kube/localControlPlane.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
@@ -91,6 +92,7 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
 
   // The controller, in the background.
   const logFile = join(opts.dataDir, 'controller.log');
+  const metricsPort = await freePort();
   const fd = openSync(logFile, 'a');
   const child = spawn(
     process.execPath,
@@ -104,8 +106,9 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
       mgmt.kubeconfig,
       '--host-kubeconfig',
       host.kubeconfig,
+      '--single-replica',
       '--metrics-addr',
-      '0',
+      `127.0.0.1:${metricsPort}`,
       '--health-addr',
       '0',
     ],
@@ -113,6 +116,7 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
   );
   child.unref();
   out(`planes controller started (pid ${child.pid}, log ${logFile})`);
+  out(`metrics: http://127.0.0.1:${metricsPort}/metrics (kgraph_planes_*)`);
   await apply(mgmt.admin, blueprint).catch(async () => {
     await until('the blueprint CRD', deadline, async () => (await apply(mgmt.admin, blueprint)) && true);
   });

@@ -27,6 +27,7 @@ import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
 import { installPlaneCrds } from './crds.ts';
 import { InstanceReconciler } from './instance.ts';
+import { renderPlanesMetrics } from './metrics.ts';
 import {
   BLUEPRINT_PLURAL,
   CONSUMER_KIND,
@@ -42,7 +43,7 @@ import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
 import { BlueprintRegistrar } from './registrar.ts';
 import type { Connection, PublishedBlueprint } from './served.ts';
 import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
-import { Sweeper } from './sweeper.ts';
+import { type SweepAuthority, Sweeper } from './sweeper.ts';
 
 export interface PlanesControllerOptions {
   /** The management cluster (provider plane), with the controller's identity. */
@@ -56,6 +57,11 @@ export interface PlanesControllerOptions {
   concurrency?: number;
   log?: Logger;
   now?: () => Date;
+  /**
+   * Who lets the liveness sweeper run (§13.4, leader only): `{ isLeader }` from the Lease, or
+   * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: no sweep.
+   */
+  sweepAuthority?: SweepAuthority;
 }
 
 interface ClusterState {
@@ -97,6 +103,8 @@ export class PlanesController {
   private running: Promise<void>[] = [];
   private started = false;
   readonly startedAt: Date;
+  /** Instance reconciles by outcome (metrics). */
+  private readonly reconciles = new Map<string, number>();
 
   constructor(opts: PlanesControllerOptions) {
     this.opts = opts;
@@ -153,6 +161,7 @@ export class PlanesController {
       publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
       connectionFor: (clusterID) => this.connectionFor(clusterID),
       blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
+      ...(opts.sweepAuthority ? { authority: opts.sweepAuthority } : {}),
     });
   }
 
@@ -262,6 +271,37 @@ export class PlanesController {
     await this.blueprintInformer?.stop();
     await this.clusterInformer?.stop();
     await this.crdInformer?.stop();
+  }
+
+  /** The planes part of `/metrics` (per-plane requests, instances per blueprint, watches, sweeper). */
+  renderMetrics(): string {
+    const requests: Parameters<typeof renderPlanesMetrics>[0]['requests'] = [
+      { plane: 'provider', counters: this.client.counters },
+    ];
+    if (this.host) requests.push({ plane: 'host', counters: this.host.counters });
+    for (const [name, s] of [...this.clusters].sort(([a], [b]) => a.localeCompare(b)))
+      if (s.conn) requests.push({ plane: 'consumer', cluster: name, counters: s.conn.client.counters });
+    const instances = [...this.loops.values()]
+      .map((l) => {
+        const all = l.informer.list();
+        return {
+          blueprint: l.bp.name,
+          cluster: l.conn.name,
+          instances: all.length,
+          ready: all.filter((o) => previous(o).some((c) => c.type === 'Ready' && c.status === 'True')).length,
+        };
+      })
+      .sort((a, b) => `${a.blueprint}|${a.cluster}`.localeCompare(`${b.blueprint}|${b.cluster}`));
+    return renderPlanesMetrics({
+      requests,
+      instances,
+      reconciles: this.reconciles,
+      childWatches: this.childWatches.size,
+      childWatchEvents: this.childWatches.events,
+      sweepKeptUnreachable: this.sweeper.lastReport?.unreachable ?? 0,
+      swept: this.sweeper.swept,
+      isLeader: this.sweeper.refusal() === undefined,
+    });
   }
 
   /** Resolves when no queue holds or processes a key (delayed requeues excluded). */
@@ -638,7 +678,15 @@ export class PlanesController {
     const current = this.registrar.registry.get(bpName);
     if (!current || current.specHash !== loop.bp.specHash) return undefined; // a restart is under way
     const inst = loop.informer.get(loop.bp.namespaced ? ns : undefined, name);
-    const out = await this.instances.reconcile(loop.bp, loop.conn, inst);
+    let out: Awaited<ReturnType<InstanceReconciler['reconcile']>>;
+    try {
+      out = await this.instances.reconcile(loop.bp, loop.conn, inst);
+    } catch (e) {
+      this.reconciles.set('error', (this.reconciles.get('error') ?? 0) + 1);
+      throw e;
+    }
+    const outcome = out.kind === 'reconciled' ? (out.ready ? 'ready' : 'notReady') : out.kind;
+    this.reconciles.set(outcome, (this.reconciles.get(outcome) ?? 0) + 1);
     this.log.debug({ instance: key, kind: out.kind, ready: out.ready }, 'instance reconciled');
     if (out.kind === 'gone' || out.kind === 'deleted') this.childWatches.forget(key);
     else if (out.pass && this.loops.get(`${bpName}|${cluster}`) === loop)

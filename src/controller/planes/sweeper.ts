@@ -4,6 +4,10 @@
  * deregistered, the blueprint withdrawn, or the reachable, verified cluster says the instance is
  * NotFound / replaced / forbidden. An unreachable or changed cluster is never swept. Nothing is swept
  * before `startupGrace` has passed since start; unparseable records are skipped, never deleted.
+ *
+ * Only one process may sweep (§13.4 "on the elected leader only"): the sweeper is told its authority —
+ * the Lease (`isLeader`, asked before every sweep) or a declared single replica (leader election off)
+ * — and without one, or while the Lease is not held, it refuses to sweep and deletes nothing.
  */
 import type { Logger } from 'pino';
 import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
@@ -34,7 +38,12 @@ export interface SweeperDeps {
     withdrawn: boolean;
   };
   blueprintForExport: (exportName: string) => PublishedBlueprint | undefined;
+  /** Absent: the sweeper refuses to run. */
+  authority?: SweepAuthority;
 }
+
+/** Who lets this sweeper run: the leader Lease, or the operator's word that there is one replica. */
+export type SweepAuthority = { isLeader: () => boolean } | { singleReplica: true };
 
 export type SweepDecision = 'skipped' | 'fresh' | 'alive' | 'kept' | 'swept' | 'failed';
 
@@ -42,6 +51,8 @@ export interface SweepReport {
   decisions: Map<string, SweepDecision>;
   /** Stale records kept because their cluster is unreachable or changed. */
   unreachable: number;
+  /** Set when the sweep did not run because this process may not sweep (not the leader). */
+  refused?: string;
 }
 
 export class Sweeper {
@@ -49,6 +60,9 @@ export class Sweeper {
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<unknown> | undefined;
   lastReport: SweepReport | undefined;
+  /** Instances swept since start (metrics). */
+  swept = 0;
+  private refusedLogged = false;
 
   constructor(deps: SweeperDeps) {
     this.deps = deps;
@@ -57,6 +71,12 @@ export class Sweeper {
   /** The same sweeper on another clock (tests inject one, planes.md §19). */
   withClock(now: () => Date, startedAt: Date): Sweeper {
     return new Sweeper({ ...this.deps, now, startedAt });
+  }
+
+  /** The same sweeper with another authority (undefined: none, so it refuses). */
+  withAuthority(authority: SweepAuthority | undefined): Sweeper {
+    const { authority: _old, ...rest } = this.deps;
+    return new Sweeper(authority ? { ...rest, authority } : rest);
   }
 
   start(): void {
@@ -75,9 +95,26 @@ export class Sweeper {
     this.timer = undefined;
   }
 
+  /** Why this process may not sweep now, or undefined when it may. */
+  refusal(): string | undefined {
+    const a = this.deps.authority;
+    if (!a) return 'no sweep authority: run with leader election, or declare a single replica';
+    if ('isLeader' in a && !a.isLeader()) return 'not the leader';
+    return undefined;
+  }
+
   /** One sweep (the timer's; tests call it directly). */
   async sweep(): Promise<SweepReport> {
     const report: SweepReport = { decisions: new Map(), unreachable: 0 };
+    const refused = this.refusal();
+    if (refused !== undefined) {
+      if (!this.refusedLogged) this.deps.log.warn({ reason: refused }, 'liveness sweeper not running');
+      this.refusedLogged = true;
+      report.refused = refused;
+      this.lastReport = report;
+      return report;
+    }
+    this.refusedLogged = false;
     const now = this.deps.now().getTime();
     if (now < this.deps.startedAt.getTime() + this.deps.timings.startupGraceMs) {
       this.lastReport = report;
@@ -93,6 +130,7 @@ export class Sweeper {
           report.decisions.set(record.name, 'failed');
           continue;
         }
+        this.swept += 1;
         this.deps.log.info(
           { record: record.name, cluster: record.clusterID, instance: record.instanceName },
           'swept the children of a gone instance',

@@ -49,7 +49,7 @@ describe('kgraph up --planes', () => {
     assert.match(stdout, new RegExp(`host {7}host: Deployment databases/${id}-db Available \\(1/1\\)`));
     assert.match(stdout, /provider {3}management: ConfigMap default\//);
     // The printed kubeconfig of the host plane reads the rolled-out Deployment.
-    const hostKc = new RegExp(`host {8}kubectl --kubeconfig (\\S+) get`).exec(stdout)?.[1];
+    const hostKc = /host {8}kubectl --kubeconfig (\S+) get/.exec(stdout)?.[1];
     assert.ok(hostKc, stdout);
     const host = connect(hostKc);
     try {
@@ -65,5 +65,16 @@ describe('kgraph up --planes', () => {
     } finally {
       host.close();
     }
+    // The controller's /metrics carries the planes series (per-plane requests, ready instances).
+    const url = /metrics: (http:\S+)/.exec(stdout)?.[1];
+    assert.ok(url, stdout);
+    const text = await (await fetch(url)).text();
+    assert.match(text, /kgraph_planes_instances_ready\{blueprint="hosteddatabase",cluster="consumer-1"\} 1/);
+    assert.match(text, /kgraph_planes_api_requests_total\{plane="host",verb="apply"\} [1-9]/);
+    assert.match(
+      text,
+      /kgraph_planes_api_requests_total\{plane="consumer",cluster="consumer-1",verb="get"\} [1-9]/,
+    );
+    assert.match(text, /kgraph_planes_sweeper_leader 1/);
   });
 });

@@ -188,7 +188,21 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       },
       30_000,
     );
-    const report = await sweeper().sweep();
+    // §13.4, leader only: a sweeper whose Lease is not held, or that was given no authority at all,
+    // refuses and deletes nothing; the same sweeper sweeps once it leads.
+    let leading = false;
+    const byLease = sweeper().withAuthority({ isLeader: () => leading });
+    for (const s of [byLease, sweeper().withAuthority(undefined)]) {
+      const refused = await s.sweep();
+      assert.match(refused.refused ?? '', /not the leader|no sweep authority/);
+      assert.equal(refused.decisions.size, 0);
+    }
+    assert.ok(await prov(0));
+    assert.ok(await hostObj(0));
+    assert.ok(await record(0));
+    leading = true;
+    const report = await byLease.sweep();
+    assert.equal(report.refused, undefined);
     assert.equal(report.decisions.get(livenessRecordName(ids[0] ?? '', uids[0] ?? '')), 'swept');
     assert.equal(await prov(0), undefined);
     assert.equal(await hostObj(0), undefined);

@@ -13,6 +13,7 @@ import { bindRole, serviceAccountKubeconfig } from '../../../src/controller/plan
 import { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
 import type { PlaneTimings } from '../../../src/controller/planes/names.ts';
+import type { SweepAuthority } from '../../../src/controller/planes/sweeper.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import { dedicatedControlPlane, type TestControlPlane } from '../../support/controlPlane.ts';
@@ -142,6 +143,7 @@ export async function startController(
     /** The controller's identities (default: admin clients of the management and host planes). */
     client?: RestClient;
     hostClient?: RestClient;
+    sweepAuthority?: SweepAuthority;
   } = {},
 ): Promise<PlanesController> {
   const controller = new PlanesController({
@@ -150,6 +152,8 @@ export async function startController(
     namespace: CONTROLLER_NS,
     ...(opts.now ? { now: opts.now } : {}),
     timings: { ...FAST, ...(opts.timings ?? {}) },
+    // One controller per test file: it may sweep (§13.4; sweeper.test.ts covers the refusals).
+    sweepAuthority: opts.sweepAuthority ?? { singleReplica: true },
     log: process.env.KGRAPH_TEST_LOG_FILE
       ? pino(
           { level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'debug' },

@@ -195,6 +195,40 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     );
   });
 
+  it('metrics: requests per plane and instances per blueprint, counting (issue #14 item 6)', async () => {
+    assert.ok(controller);
+    const series = (): Map<string, number> =>
+      new Map(
+        (controller?.renderMetrics() ?? '')
+          .split('\n')
+          .filter((l) => l !== '' && !l.startsWith('#'))
+          .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+      );
+    const req = (plane: string, verb: string, cluster?: string) =>
+      `kgraph_planes_api_requests_total{plane="${plane}"${cluster ? `,cluster="${cluster}"` : ''},verb="${verb}"}`;
+    const m1 = series();
+    for (const k of [req('consumer', 'apply', c.name), req('provider', 'apply'), req('host', 'apply')])
+      assert.ok((m1.get(k) ?? 0) > 0, `${k} counts`);
+    assert.equal(m1.get(`kgraph_planes_instances{blueprint="watched",cluster="${c.name}"}`), 1);
+    assert.equal(m1.get(`kgraph_planes_instances_ready{blueprint="watched",cluster="${c.name}"}`), 1);
+    assert.ok((m1.get('kgraph_planes_child_watches') ?? 0) >= 4); // consumer, provider, host children; the ref
+    assert.ok((m1.get('kgraph_planes_child_watch_events_total') ?? 0) > 0);
+    assert.ok((m1.get('kgraph_planes_instance_reconciles_total{outcome="ready"}') ?? 0) > 0);
+    assert.equal(m1.get('kgraph_planes_sweeper_leader'), 1);
+    // A repair on the host plane is counted there, not on the others.
+    await p.host.admin.delete({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'demo-hosted',
+      namespace: 'default',
+    });
+    await eventually('host child back', async () => ((await hget('demo-hosted')) ? true : undefined));
+    await controller.idle();
+    const m2 = series();
+    assert.ok((m2.get(req('host', 'apply')) ?? 0) > (m1.get(req('host', 'apply')) ?? 0));
+    assert.equal(m2.get(req('consumer', 'create', c.name)), m1.get(req('consumer', 'create', c.name)));
+  });
+
   it('an unrelated ConfigMap in a watched namespace requeues nothing', async () => {
     await controller?.idle();
     const before = controller?.childWatches.events ?? 0;
