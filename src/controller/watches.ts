@@ -10,7 +10,7 @@
  * can start them, wait, and evaluate again. Objects written during a reconcile (and shortly after) are
  * overlaid on the informer cache, so a reconcile never acts on a cache that has not seen its own writes.
  */
-import { Informer, type KubeObject, type RestClient } from '../kube/index.ts';
+import { Informer, type KubeObject, keepManagedFields, type RestClient } from '../kube/index.ts';
 import {
   identityKey,
   identityOf,
@@ -38,6 +38,11 @@ export interface WatchSetOptions {
   resyncMs?: number;
   onEvent: (e: WatchEventInfo) => void;
   onError?: (e: unknown) => void;
+  /**
+   * Keep only these managers' managedFields entries (without `time`) in the caches; all of them when
+   * omitted. Expressions then see only these entries of `metadata.managedFields`.
+   */
+  keepManager?: (manager: string) => boolean;
 }
 
 interface TypeEntry {
@@ -175,6 +180,7 @@ export class WatchSet {
         target: { apiVersion, plural, ...(scope === '*' ? {} : { namespace: scope }) },
         ...(this.opts.resyncMs ? { resyncMs: this.opts.resyncMs } : {}),
         ...(this.opts.onError ? { onError: this.opts.onError } : {}),
+        ...(this.opts.keepManager ? { transform: keepManagedFields(this.opts.keepManager) } : {}),
       });
       const emit = (obj: KubeObject): void => {
         const echoOf = this.writerOf(obj);

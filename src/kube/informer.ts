@@ -42,6 +42,12 @@ export interface InformerOptions {
   onError?: (e: unknown) => void;
   /** Replaces the RestClient list/watch (tests). */
   listerWatcher?: ListerWatcher;
+  /**
+   * Applied to every object before it is cached and handed to handlers (client-go's SetTransform):
+   * drop what no reader needs (e.g. managedFields) so the cache holds less. Must keep the identity
+   * and `metadata.resourceVersion`, which the informer itself reads.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /**
@@ -253,7 +259,8 @@ export class Informer {
     this.stats.lists += 1;
     const { items, resourceVersion } = await this.lw.list(signal);
     if (signal.aborted) return;
-    this.replace(items, resourceVersion);
+    const t = this.opts.transform;
+    this.replace(t ? items.map(t) : items, resourceVersion);
     this.backoff.reset();
     if (!this.synced) {
       this.synced = true;
@@ -288,16 +295,17 @@ export class Informer {
       return;
     }
     this.stats.events += 1;
-    const key = keyOf(e.object);
+    const obj = this.opts.transform ? this.opts.transform(e.object) : e.object;
+    const key = keyOf(obj);
     if (e.type === 'DELETED') {
       const old = this.store.get(key);
       this.store.delete(key);
-      this.emit('delete', old ?? e.object);
+      this.emit('delete', old ?? obj);
     } else {
       const old = this.store.get(key);
-      this.store.set(key, e.object);
-      if (old) this.emit('update', old, e.object);
-      else this.emit('add', e.object);
+      this.store.set(key, obj);
+      if (old) this.emit('update', old, obj);
+      else this.emit('add', obj);
     }
     if (rv) this.rv = rv;
   }
