@@ -24,6 +24,7 @@ import { WaitBackoff } from './core/backoff.ts';
 import { type BeforeApply, convergePasses } from './core/converge.ts';
 import { type DesiredObject, idOf } from './core/desired.ts';
 import { diagnosticsMessage } from './core/errors.ts';
+import { literalIdentities } from './core/literalIdentities.ts';
 import { pruneRetired, releaseContributions } from './core/prune.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
@@ -179,7 +180,9 @@ export class GraphReconciler {
     }
     const epoch = this.epoch;
     const outcome = await this.deps.compiler.compile(graph);
-    this.compiled.set(uid, { generation, epoch, outcome });
+    // The source text is for `kgraph ui`, not for reconciles: not kept per Graph.
+    const { source: _source, ...kept } = outcome;
+    this.compiled.set(uid, { generation, epoch, outcome: kept });
     return outcome;
   }
 
@@ -240,6 +243,9 @@ export class GraphReconciler {
 
     // Status carried through the reconcile: write-ahead updates it before applies.
     let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
+    // Objects whose identity is literal are recorded with the first write-ahead even when their node
+    // renders only in a later pass (it waits on a sibling's data): one write-ahead per reconcile.
+    const foreseen = literalIdentities(compiled, namespace);
 
     const applier: Applier = {
       writer,
@@ -275,6 +281,13 @@ export class GraphReconciler {
         // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
         const known = new Set(working.managedResources.map(resourceKey));
         const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+        for (const d of desired) known.add(d.key);
+        for (const f of foreseen) {
+          const key = resourceKey(f.id);
+          if (known.has(key)) continue;
+          known.add(key);
+          intents.push({ nodeID: f.nodeID, ...f.id });
+        }
         const knownC = new Set(working.contributions.map(contributionKey));
         const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
         if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
@@ -484,9 +497,12 @@ export class GraphReconciler {
   // ------------------------------------------------------------------ status
 
   private currentStatus(graph: KubeObject): GraphStatus {
-    const cached = this.lastStatus.get(graph.metadata.uid ?? '');
+    const uid = graph.metadata.uid ?? '';
+    const cached = this.lastStatus.get(uid);
     const rv = Number(graph.metadata.resourceVersion);
     if (cached && Number.isFinite(rv) && cached.rv > rv) return cached.status;
+    // The cache has caught up with our last write: its copy is needed no more.
+    if (cached) this.lastStatus.delete(uid);
     return parseStatus(graph);
   }
 
