@@ -107,7 +107,7 @@ export class GraphController {
       client: this.client,
       watches: this.watches,
       reads: this.reads,
-      compiler: new GraphCompiler(this.client, { share: true }),
+      compiler: new GraphCompiler(this.client, { share: true, slim: true }),
       graphs: { get: (ns, name) => this.getGraph(ns, name) },
       log: this.log,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),

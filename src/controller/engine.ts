@@ -60,12 +60,17 @@ export class GraphCompiler {
 
   /**
    * `share`: answer Graphs of a spec already compiled from the cache — without `source` and with no
-   * diagnostics (an accepted compile's warnings name the first Graph): for the reconciler, which needs
-   * neither; `kgraph ui` shows both and compiles every Graph itself.
+   * diagnostics (an accepted compile's warnings name the first Graph): for the Graph reconciler, which
+   * needs neither; `kgraph ui` shows both and compiles every Graph itself. `slim`: keep only the
+   * schemas of the OpenAPI documents, without descriptions (OpenApiOptions.slim), for a long-running
+   * compiler whose results carry no schema text (the Graph controller; an RGD's generated CRD copies
+   * descriptions, so the RGD controller keeps them).
    */
-  constructor(client: RestClient, opts: { share?: boolean } = {}) {
-    // Slim: the controller keeps every document it compiled against for its lifetime.
-    this.live = kubeLiveFetcher(client, client.server, { cacheDir: false, slim: true });
+  constructor(client: RestClient, opts: { share?: boolean; slim?: boolean } = {}) {
+    this.live = kubeLiveFetcher(client, client.server, {
+      cacheDir: false,
+      ...(opts.slim ? { slim: true } : {}),
+    });
     this.share = opts.share ?? false;
   }
 
