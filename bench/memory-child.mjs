@@ -65,7 +65,9 @@ function measure() {
   const h = getHeapStatistics();
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
   const q = controller.queue.stats();
+  const cpu = process.cpuUsage();
   return {
+    cpuMs: (cpu.user + cpu.system) / 1000,
     rss: m.rss,
     heapUsed: m.heapUsed,
     heapTotal: m.heapTotal,

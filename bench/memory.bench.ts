@@ -42,6 +42,8 @@ const ROOT = join(import.meta.dirname, '..');
 const OUT = join(import.meta.dirname, '.out');
 
 interface Measure {
+  /** Controller CPU (user + system) since its start. */
+  cpuMs: number;
   rss: number;
   heapUsed: number;
   external: number;
@@ -169,6 +171,8 @@ const admin = new RestClient(kc);
 const results = new Map<number, Measure[]>(LEVELS.map((l) => [l, []]));
 const loads = new Map<number, string[]>(LEVELS.map((l) => [l, []]));
 const converge = new Map<number, number[]>(LEVELS.map((l) => [l, []]));
+/** Controller CPU of each step: from the previous level's measurements to this level's first one. */
+const stepCpu = new Map<number, number[]>(LEVELS.map((l) => [l, []]));
 const snapshots: string[] = [];
 let attribution: { name: string; bytes: number }[] = [];
 try {
@@ -189,6 +193,7 @@ try {
     await watch.waitForSync();
     try {
       let created = 0;
+      let cpuBefore = (await child.ask<Measure>({ type: 'measure' })).cpuMs;
       for (const level of LEVELS) {
         const t0 = performance.now();
         const add = Array.from({ length: level - created }, (_, i) => created + i);
@@ -201,6 +206,8 @@ try {
         while (ready.size < level) await sleep(250);
         converge.get(level)?.push(performance.now() - t0);
         const ms = await sample(child);
+        stepCpu.get(level)?.push((ms[0]?.cpuMs ?? 0) - cpuBefore);
+        cpuBefore = ms.at(-1)?.cpuMs ?? 0;
         results.get(level)?.push(...ms);
         loads.get(level)?.push(loadAverage());
         const m = ms.at(-1) as Measure;
@@ -246,9 +253,18 @@ const lines = [
     return `| ${l} | ${MiB(med(l, (m) => m.rss))} MiB | ${MiB(med(l, (m) => m.heapUsed))} MiB | ${MiB(med(l, (m) => m.spaces.old_space ?? 0))} MiB | ${MiB(med(l, (m) => m.spaces.code_space ?? 0))} MiB | ${MiB(med(l, (m) => m.external))} MiB | ${c ? `${c.objects}, ${MiB(c.objectBytes)} MiB` : ''} | ${c ? `${MiB(c.managedFieldsBytes)} MiB` : ''} | ${c ? `${c.graphs}, ${MiB(c.graphBytes)} MiB` : ''} | ${c ? `${c.compiled} (${c.sharedCompiles})` : ''} | ${per} |`;
   }),
   '',
-  `Time to all Ready per step (median): ${LEVELS.filter((l) => l > 0)
-    .map((l) => `${l}: ${(median(converge.get(l) ?? []) / 1000).toFixed(1)} s`)
-    .join(', ')}.`,
+  '',
+  'Steps (scale curve): Graphs added in the step, wall time from the first create to all Ready, controller CPU (user + system) of the step including the settling before the measurement, median over rounds.',
+  '',
+  '| step | Graphs added | to all Ready | per Graph | controller CPU | CPU per Graph |',
+  '|---|---|---|---|---|---|',
+  ...LEVELS.slice(1).map((l, i) => {
+    const prev = LEVELS[i] ?? 0;
+    const added = l - prev;
+    const t = median(converge.get(l) ?? []);
+    const c = median(stepCpu.get(l) ?? []);
+    return `| ${prev} → ${l} | ${added} | ${(t / 1000).toFixed(1)} s | ${(t / added).toFixed(0)} ms | ${(c / 1000).toFixed(1)} s | ${(c / added).toFixed(1)} ms |`;
+  }),
 ];
 if (attribution.length > 0) {
   const top = LEVELS.at(-1) ?? 0;

@@ -98,8 +98,6 @@ export class GraphReconciler {
   >();
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
-  /** resourceVersions of the Graph our own writes produced (status, finalizer), per UID: their echoes. */
-  private readonly ownVersions = new Map<string, Set<string>>();
   private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
   /** Decides, without writing, whether an apply would change anything (also after a restart). */
   readonly applies = new ApplyMemory();
@@ -146,7 +144,7 @@ export class GraphReconciler {
       );
       if (r.kind === 'deleted') {
         this.lastStatus.delete(uid);
-        this.ownVersions.delete(uid);
+        this.deps.watches.ownWrites.forget(graphWriteKey(graph));
         this.compiled.delete(uid);
         this.waits.reset(uid);
       }
@@ -156,7 +154,7 @@ export class GraphReconciler {
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
       const updated = await setFinalizer(this.deps.client, graph, true);
       if (!updated) return { kind: 'gone', reason: 'NotFound', interest };
-      this.noteOwnVersion(uid, updated.metadata.resourceVersion);
+      this.noteOwnWrite(updated, updated.metadata.resourceVersion);
       graph = updated;
     }
     const generation = graph.metadata.generation ?? 0;
@@ -532,20 +530,13 @@ export class GraphReconciler {
       { fieldManager: CONTROLLER_MANAGER, force: true },
     );
     this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
-    this.noteOwnVersion(graph.metadata.uid ?? '', res.metadata.resourceVersion);
+    this.noteOwnWrite(graph, res.metadata.resourceVersion);
     return true;
   }
 
-  private noteOwnVersion(uid: string, rv: string | undefined): void {
-    if (!rv) return;
-    let set = this.ownVersions.get(uid);
-    if (!set) {
-      set = new Set();
-      this.ownVersions.set(uid, set);
-    }
-    // A handful per Graph at most (a reconcile writes the finalizer and two or three statuses).
-    if (set.size >= 16) set.delete(set.values().next().value as string);
-    set.add(rv);
+  /** Records a Graph version our own write (a status, the finalizer) produced: its echo is no news. */
+  private noteOwnWrite(graph: KubeObject, rv: string | undefined): void {
+    this.deps.watches.ownWrites.note(graphWriteKey(graph), rv, graphKeyOf(graph));
   }
 
   /**
@@ -553,15 +544,33 @@ export class GraphReconciler {
    * echo with nothing to reconcile, since the reconcile that wrote it went on from the write's answer.
    */
   isOwnStatusEcho(graph: KubeObject): boolean {
-    const set = this.ownVersions.get(graph.metadata.uid ?? '');
-    const rv = graph.metadata.resourceVersion;
-    if (!set || !rv || !set.has(rv)) return false;
-    set.delete(rv);
-    return true;
+    // Every Graph update passes here: once the cache holds our last status write, its copy goes.
+    const uid = graph.metadata.uid ?? '';
+    const copy = this.lastStatus.get(uid);
+    if (copy && Number(graph.metadata.resourceVersion) >= copy.rv) this.lastStatus.delete(uid);
+    return (
+      this.deps.watches.ownWrites.writerOf(graphWriteKey(graph), graph.metadata.resourceVersion) ===
+      graphKeyOf(graph)
+    );
   }
 }
 
 // -------------------------------------------------------------------- helpers
+
+/** The Graph's queue key, `<namespace>/<name>`: the owner of its writes. */
+function graphKeyOf(graph: KubeObject): string {
+  return `${graph.metadata.namespace ?? ''}/${graph.metadata.name ?? ''}`;
+}
+
+/** The Graph's record in OwnWrites (the same identity key its children have there). */
+function graphWriteKey(graph: KubeObject): string {
+  return identityKey({
+    apiVersion: graph.apiVersion,
+    kind: graph.kind,
+    namespace: graph.metadata.namespace ?? '',
+    name: graph.metadata.name ?? '',
+  });
+}
 
 export function serviceAccountNameOf(graph: KubeObject): string {
   const spec = graph.spec as { serviceAccountName?: unknown } | undefined;
