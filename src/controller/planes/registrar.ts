@@ -104,6 +104,9 @@ export class BlueprintRegistrar {
     }
     if (bp.metadata.deletionTimestamp) {
       if ((bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
+        // Out of the registry first: no instance reconcile or cluster resync serves it from here on
+        // (either would put back the instance finalizers the withdrawal releases).
+        this.registry.delete(name);
         await this.deps.hooks.withdraw(name);
         await this.unpublish(name);
         await this.setFinalizer(bp, false);
