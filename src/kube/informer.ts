@@ -43,6 +43,11 @@ export interface InformerOptions {
   /** Replaces the RestClient list/watch (tests). */
   listerWatcher?: ListerWatcher;
   /**
+   * The cache key of an object (default `namespace/name`). A kcp wildcard list holds objects of many
+   * logical clusters, so its informers key by cluster too; `getByKey` reads them.
+   */
+  key?: (obj: KubeObject) => string;
+  /**
    * Applied to every object before it is cached and handed to handlers (client-go's SetTransform):
    * drop what no reader needs (e.g. managedFields) so the cache holds less. Must keep the identity
    * and `metadata.resourceVersion`, which the informer itself reads.
@@ -272,7 +277,7 @@ export class Informer {
   private replace(items: KubeObject[], resourceVersion: string): void {
     const seen = new Set<string>();
     for (const o of items) {
-      const key = keyOf(o);
+      const key = this.keyOf(o);
       seen.add(key);
       const old = this.store.get(key);
       this.store.set(key, o);
@@ -296,7 +301,7 @@ export class Informer {
     }
     this.stats.events += 1;
     const obj = this.opts.transform ? this.opts.transform(e.object) : e.object;
-    const key = keyOf(obj);
+    const key = this.keyOf(obj);
     if (e.type === 'DELETED') {
       const old = this.store.get(key);
       this.store.delete(key);
@@ -321,6 +326,10 @@ export class Informer {
         else h.update?.(a, b ?? a);
       });
     }
+  }
+
+  private keyOf(o: KubeObject): string {
+    return this.opts.key ? this.opts.key(o) : keyOf(o);
   }
 
   private safe(f: () => void): void {
