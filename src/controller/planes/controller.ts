@@ -113,7 +113,10 @@ export class PlanesController {
         list: () => this.blueprintInformer?.list() ?? [],
       },
       hooks: {
-        published: (bp, changed) => this.onPublished(bp, changed),
+        published: async (bp, changed) => {
+          await this.onPublished(bp, changed);
+          return undefined;
+        },
         unpublished: (name) => this.stopBlueprint(name),
         withdraw: (name) => this.withdraw(name),
       },
