@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import pino from 'pino';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
