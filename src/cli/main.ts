@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { Command } from 'commander';
 import { KgraphError } from '../diag/diagnostic.ts';
 import { registerCommands } from './commands/index.ts';
+import { fileSystemError, isFileSystemError } from './inputs.ts';
 import { VERSION } from './version.ts';
 
 /**
@@ -31,19 +32,24 @@ export async function main(argv: string[]): Promise<void> {
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);
-  } catch (err) {
+  } catch (caught) {
     // Imported here: it reads the kube client's state, which `--version` or `validate` never loads.
     const { explainClusterError } = await import('./clusterErrors.ts');
-    const cluster = explainClusterError(err);
+    const cluster = explainClusterError(caught);
+    // A file system error that no command turned into a diagnostic: KG6085 and the path, never
+    // Node's `ENOENT: …, open 'x'` (issue #17 item 10).
+    const err = !cluster && isFileSystemError(caught) ? fileSystemError(caught) : caught;
     const message = cluster?.message ?? (err instanceof Error ? err.message : String(err));
     // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.
     const code = cluster ? `${cluster.code}: ` : err instanceof KgraphError ? `${err.code}: ` : '';
     // Located (an SDK error raised while the user's package built an object): `file:line:col - error`,
     // the format of every located diagnostic.
     const at = !cluster && err instanceof KgraphError ? err.diagnostics[0]?.location : undefined;
-    if (at?.file && at.line !== undefined) {
+    // A file without a line (one that cannot be read): `file - error …`.
+    if (at?.file) {
       const rel = relative(process.cwd(), at.file);
-      const where = `${rel && !rel.startsWith('..') ? rel : at.file}:${at.line}:${at.column ?? 1}`;
+      const file = rel && !rel.startsWith('..') ? rel : at.file;
+      const where = at.line !== undefined ? `${file}:${at.line}:${at.column ?? 1}` : file;
       process.stderr.write(`${where} - error ${code}${message}\n`);
     } else process.stderr.write(`kgraph: ${code}${message}\n`);
     process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;

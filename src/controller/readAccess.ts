@@ -28,6 +28,7 @@ import { type RestClient, type ReviewSubject, subjectAccessReview } from '../kub
 import type { ObjectIdentity, ObservedState } from '../runtime/observed.ts';
 import type { LabelSelector } from '../runtime/selector.ts';
 import { serviceAccountUser } from './names.ts';
+import { grantHint, serviceAccountOf } from './rbacHint.ts';
 
 export type ReadVerb = 'get' | 'list';
 
@@ -138,7 +139,23 @@ export function readForbiddenMessage(ledger: ReadLedger, subject: ReviewSubject)
   }
   for (const c of ledger.undecided.values()) parts.push(`access to ${describeCheck(c)} is not decided`);
   const text = parts.join('; ');
-  return text.length > 2000 ? `${text.slice(0, 1997)}...` : text;
+  // What to grant, for the first refused read's scope (every resource refused there).
+  const first = ledger.denied[0];
+  const sa = first ? serviceAccountOf(subject.user) : undefined;
+  const hint =
+    first && sa
+      ? ` (${grantHint({
+          ...sa,
+          resources: ledger.denied
+            .filter((d) => d.namespace === first.namespace)
+            .map((d) => (d.group ? `${d.resource}.${d.group}` : d.resource)),
+          ...(first.namespace !== undefined ? { namespace: first.namespace } : {}),
+          // In its own namespace a Graph reads what it writes; elsewhere it only reads.
+          readOnly: first.namespace !== sa.saNamespace,
+        })})`
+      : '';
+  const room = 2000 - hint.length;
+  return `${text.length > room ? `${text.slice(0, room - 3)}...` : text}${hint}`;
 }
 
 export class ReadAccess {

@@ -17,8 +17,10 @@ import {
   type OpenApiSchema,
   SchemaTypeRegistry,
   schemaAtPath,
+  withTypeAndObjectMeta,
 } from '../cel/types/index.ts';
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { didYouMean } from '../diag/suggest.ts';
 import { formatPath } from '../expr/index.ts';
 import { SchemaCode } from '../schema/codes.ts';
 import { celTypeToSchema, statusTypesFromChecked } from '../schema/crd/celTypeSchema.ts';
@@ -278,7 +280,7 @@ class Checker {
             this.report(
               v.slot,
               GraphCode.UnknownLiteralField,
-              `field ${formatPath(v.slot.path.slice(0, at.at + 1))} is not declared by the schema of ${n.resolved?.kind}`,
+              `field ${formatPath(v.slot.path.slice(0, at.at + 1))} is not declared by the schema of ${n.resolved?.kind}${fieldSuggestion(root, v.slot.path, at.at)}`,
             );
             return;
           }
@@ -320,7 +322,7 @@ class Checker {
         n,
         known,
         GraphCode.UnknownLiteralField,
-        `field ${formatPath(known)} is not declared by the schema of ${n.resolved?.kind}`,
+        `field ${formatPath(known)} is not declared by the schema of ${n.resolved?.kind}${fieldSuggestion(root, path, at.at)}`,
       );
       return;
     }
@@ -359,7 +361,7 @@ class Checker {
           n,
           path,
           GraphCode.UnknownLiteralField,
-          `field ${formatPath(path)} is not declared by the schema of ${n.resolved?.kind}`,
+          `field ${formatPath(path)} is not declared by the schema of ${n.resolved?.kind}${typeof k === 'string' ? didYouMean(k, Object.keys(s.properties ?? {})) : ''}`,
         );
       } else if (child.kind === 'schema') {
         this.literal(n, x, path, root, child.schema);
@@ -439,7 +441,7 @@ class Checker {
         this.report(
           slot,
           GraphCode.TypeMismatch,
-          `type mismatch at ${fit.fieldPath || formatPath(slot.path)}: expected ${fit.expected}, got ${fit.got} (${fit.message})`,
+          `type mismatch at ${fit.fieldPath || formatPath(slot.path)}: expected ${fit.expected}, got ${fit.got}${mismatchDetail(fit.message)}`,
         );
       }
     }
@@ -492,6 +494,31 @@ class Checker {
     if (loc) d.location = loc;
     this.ctx.report(d);
   }
+}
+
+/**
+ * ` (did you mean "name"?)` for the unknown segment `path[at]`, from the fields its parent declares
+ * (a typo such as `metadata.nmae` or `spec.selectr`), or ''.
+ */
+function fieldSuggestion(root: OpenApiSchema, path: readonly (string | number)[], at: number): string {
+  const word = path[at];
+  if (typeof word !== 'string') return '';
+  const parent = schemaAtPath(root, path.slice(0, at), { resourceRoot: true });
+  if (parent.kind !== 'schema') return '';
+  const s =
+    parent.schema['x-kubernetes-embedded-resource'] === true
+      ? withTypeAndObjectMeta(parent.schema)
+      : parent.schema;
+  return didYouMean(word, Object.keys(s.properties ?? {}));
+}
+
+/**
+ * The assignability reason, when it says more than "expected X, got Y" (which the message already
+ * has): a nested field or an optional, never a second wording of the same mismatch.
+ */
+function mismatchDetail(reason: string): string {
+  if (/^type mismatch: kind mismatch, got "[^"]*", expected "[^"]*"$/.test(reason)) return '';
+  return ` (${reason.replace(/: type mismatch: kind mismatch, got "[^"]*", expected "[^"]*"$/, '')})`;
 }
 
 function isStringLike(t: string): boolean {

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { fileErrorReason } from '../diag/fileError.ts';
 import {
   createSchemaResolver,
   type SchemaResolverOptions,
@@ -34,6 +35,11 @@ export interface ValidateOptions {
   bundle?: string | false;
   /** kro compatibility (default true): see CompileOptions.kroCompat. */
   kroCompat?: boolean;
+  /**
+   * Inputs given by their text instead of a path (`-f -`: the CLI reads standard input and names it
+   * `<stdin>`): a path in `paths` that is a key here is never looked up on disk.
+   */
+  inline?: ReadonlyMap<string, string>;
 }
 
 export interface ValidateResult {
@@ -46,9 +52,17 @@ export interface ValidateResult {
 }
 
 /** Expands directories (recursively, `.yaml`/`.yml`, sorted) and keeps files as given. */
-export function expandInputs(paths: readonly string[], diagnostics: Diagnostic[]): string[] {
+export function expandInputs(
+  paths: readonly string[],
+  diagnostics: Diagnostic[],
+  inline?: ReadonlyMap<string, string>,
+): string[] {
   const out: string[] = [];
   const walk = (p: string, explicit: boolean): void => {
+    if (explicit && inline?.has(p)) {
+      out.push(p);
+      return;
+    }
     let st: ReturnType<typeof statSync>;
     try {
       st = statSync(p);
@@ -70,21 +84,21 @@ function unreadable(file: string, err: unknown): Diagnostic {
   return {
     severity: 'error',
     code: GraphCode.UnreadableInput,
-    message: `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    message: `cannot read: ${fileErrorReason(err)}`,
     location: { file },
   };
 }
 
 /** Parses the inputs; CRD documents among them become schema sources (not validated as objects). */
-function load(paths: readonly string[]) {
+function load(paths: readonly string[], inline?: ReadonlyMap<string, string>) {
   const fileDiagnostics: Diagnostic[] = [];
   const sources = new Map<string, SourceFile>();
   const crdObjects: JsonValue[] = [];
   const graphDocs: YDocument[] = [];
-  for (const file of expandInputs(paths, fileDiagnostics)) {
+  for (const file of expandInputs(paths, fileDiagnostics, inline)) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = inline?.get(file) ?? readFileSync(file, 'utf8');
     } catch (err) {
       fileDiagnostics.push(unreadable(file, err));
       continue;
@@ -208,7 +222,7 @@ function internalFailure(err: unknown, location: Diagnostic['location']): Diagno
 
 /** Validates files and directories with offline schema sources (CRD files, CRDs among the inputs, the bundle). */
 export function validatePaths(paths: readonly string[], options: ValidateOptions = {}): ValidateResult {
-  const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
+  const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths, options.inline);
   const { resolver } = buildResolver(options, crdObjects, fileDiagnostics);
   return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);
 }
@@ -219,7 +233,7 @@ export async function validatePathsLive(
   live: LiveOption,
   options: ValidateOptions = {},
 ): Promise<ValidateResult> {
-  const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths);
+  const { fileDiagnostics, sources, crdObjects, graphDocs } = load(paths, options.inline);
   const { chained, resolver } = buildResolver(options, crdObjects, fileDiagnostics, live);
   await chained.prepare(apiVersionsOf(graphDocs));
   return compileAll(graphDocs, resolver, { fileDiagnostics, sources }, options.kroCompat !== false);

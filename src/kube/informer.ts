@@ -42,6 +42,11 @@ export interface InformerOptions {
   onError?: (e: unknown) => void;
   /** Replaces the RestClient list/watch (tests). */
   listerWatcher?: ListerWatcher;
+  /**
+   * The cache key of an object (default `namespace/name`). A kcp wildcard list holds objects of many
+   * logical clusters, so its informers key by cluster too; `getByKey` reads them.
+   */
+  key?: (obj: KubeObject) => string;
 }
 
 /**
@@ -265,7 +270,7 @@ export class Informer {
   private replace(items: KubeObject[], resourceVersion: string): void {
     const seen = new Set<string>();
     for (const o of items) {
-      const key = keyOf(o);
+      const key = this.keyOf(o);
       seen.add(key);
       const old = this.store.get(key);
       this.store.set(key, o);
@@ -288,7 +293,7 @@ export class Informer {
       return;
     }
     this.stats.events += 1;
-    const key = keyOf(e.object);
+    const key = this.keyOf(e.object);
     if (e.type === 'DELETED') {
       const old = this.store.get(key);
       this.store.delete(key);
@@ -313,6 +318,10 @@ export class Informer {
         else h.update?.(a, b ?? a);
       });
     }
+  }
+
+  private keyOf(o: KubeObject): string {
+    return this.opts.key ? this.opts.key(o) : keyOf(o);
   }
 
   private safe(f: () => void): void {

@@ -79,10 +79,10 @@ export class SdkError extends KgraphError {
     this.name = 'SdkError';
   }
 }
-// kgraph's own code (src/ or dist/, this file being src/sdk or dist/sdk) is skipped when looking for the
+// kgraph's own code (src/, dist/ or the bin/ launcher, this file being src/sdk or dist/sdk) is skipped when looking for the
 // user's frame; the repository's examples and tests are user code.
 const kgraphRoot = fileURLToPath(new URL('../../', import.meta.url));
-const ownCode = [`${kgraphRoot}src/`, `${kgraphRoot}dist/`];
+const ownCode = [`${kgraphRoot}src/`, `${kgraphRoot}dist/`, `${kgraphRoot}bin/`];
 
 /**
  * Where the user's package was when the SDK threw: the first stack frame outside kgraph itself (its

@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import pino from 'pino';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
+import { parseDuration } from '../duration.ts';
+import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
 
 interface ControllerCliOptions {
   kubeconfig?: string;
@@ -20,6 +21,7 @@ interface ControllerCliOptions {
   leaseDuration: string;
   installCrd: boolean;
   logLevel: string;
+  logFormat: LogFormat;
   graphs: boolean;
   rgds: boolean;
   rgdSelector?: string;
@@ -44,7 +46,11 @@ export function registerControllerCommand(program: Command): void {
     .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
     .option('--leader-elect', 'elect a leader on a Lease before reconciling')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
-    .option('--lease-duration <seconds>', 'leader Lease duration; renewals every duration/7.5', '15')
+    .option(
+      '--lease-duration <duration>',
+      'leader Lease duration (e.g. 15s; bare numbers are seconds); renewals every duration/7.5',
+      '15s',
+    )
     .option('--no-install-crd', 'do not apply the Graph and RGD CRDs on start')
     .option('--no-graphs', 'do not reconcile Graphs')
     .option('--no-rgds', 'do not reconcile ResourceGraphDefinitions and their instances')
@@ -68,8 +74,18 @@ export function registerControllerCommand(program: Command): void {
       'kgraph-system',
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .option(
+      '--log-format <format>',
+      'auto (readable lines on a terminal, JSON otherwise), text or json',
+      parseLogFormat,
+      'auto' as LogFormat,
+    )
     .action(async (opts: ControllerCliOptions) => {
-      const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
+      // The one duration syntax of every option (duration.ts); bare numbers stay seconds. Checked
+      // before connecting, as every other option.
+      const leaseSeconds = parseDuration(opts.leaseDuration, '--lease-duration') / 1000;
+      if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be positive');
+      const log = commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -160,8 +176,6 @@ export function registerControllerCommand(program: Command): void {
       process.once('SIGTERM', () => void shutdown());
       if (opts.leaderElect) {
         const identity = `${hostname()}_${process.pid}`;
-        const leaseSeconds = Number(opts.leaseDuration);
-        if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be a positive number of seconds');
         leader = new LeaderElector({
           client,
           namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',

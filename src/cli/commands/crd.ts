@@ -5,9 +5,9 @@
  * literal structure of `spec.schema.status` (templates are strings, standalone expressions untyped).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: output text quotes kgraph ${…} syntax
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Diagnostic, SourceLocation } from '../../diag/diagnostic.ts';
+import { formatDiagnostic } from '../../graph/format.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
 import { validatePaths } from '../../graph/validate.ts';
 import { parseYamlFile, type SourceFile, toJson, type YNode } from '../../graph/yamlTree.ts';
@@ -15,6 +15,7 @@ import { generateCrd } from '../../schema/crd/generate.ts';
 import { parseStatusPath, type StatusFieldType } from '../../schema/crd/statusSchema.ts';
 import { isRecord } from '../../schema/openapi.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
+import { inputFiles, readInput, STDIN_NAME } from '../inputs.ts';
 
 const RGD_API_VERSIONS = new Set(['kro.run/v1alpha1', 'krop.opendefense.cloud/v1alpha1']);
 
@@ -22,20 +23,32 @@ export function registerCrdCommand(program: Command): void {
   program
     .command('crd')
     .description('print the CustomResourceDefinition generated for each ResourceGraphDefinition in a file')
-    .argument('<file>', 'YAML file with one or more ResourceGraphDefinitions')
+    .argument('[file]', 'YAML file with one or more ResourceGraphDefinitions; - reads standard input')
+    .option('-f, --filename <file>', 'the file, as kubectl names it; - for standard input')
     .option('-o, --output <format>', 'yaml or json', 'yaml')
     .option('--crd <file>', 'CRD file for a kind the RGD uses, to type its status (repeatable)', collect, [])
-    .option('--no-compile', 'type status fields from their literal structure only')
-    .action((file: string, opts: { output: string; crd: string[]; compile: boolean }) => {
-      if (opts.output !== 'yaml' && opts.output !== 'json')
-        throw new Error(`unknown output format '${opts.output}'`);
-      const text = readFileSync(file, 'utf8');
-      const compiled = opts.compile ? compileStatusTypes(file, opts.crd) : undefined;
-      const result = renderCrds(file, text, opts.output, compiled);
-      process.stdout.write(result.stdout);
-      process.stderr.write(result.stderr);
-      process.exitCode = result.exitCode;
-    });
+    .option(
+      '--no-compile',
+      'type status fields from their literal structure only (and do not fail on the resources)',
+    )
+    .action(
+      (
+        arg: string | undefined,
+        opts: { output: string; crd: string[]; compile: boolean; filename?: string },
+      ) => {
+        if (opts.output !== 'yaml' && opts.output !== 'json')
+          throw new Error(`unknown output format '${opts.output}'`);
+        const inputs = inputFiles(arg ? [arg] : [], opts.filename ? [opts.filename] : []);
+        if (inputs.length > 1) throw new Error('crd takes one file (a positional file or -f, not both)');
+        const text = readInput(inputs[0]!);
+        const file = inputs[0] === '-' ? STDIN_NAME : inputs[0]!;
+        const compiled = opts.compile ? compileStatusTypes(file, opts.crd, text) : undefined;
+        const result = renderCrds(file, text, opts.output, compiled);
+        process.stdout.write(result.stdout);
+        process.stderr.write(result.stderr);
+        process.exitCode = result.exitCode;
+      },
+    );
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -46,19 +59,30 @@ function collect(value: string, previous: string[]): string[] {
 export interface CompiledStatus {
   fields: StatusFieldType[];
   errors: number;
+  /** The compile's errors outside spec.schema (those of the schema, generateCrd reports itself). */
+  diagnostics: Diagnostic[];
 }
 
 /** Compiles the file (offline sources plus `crdFiles`) and returns the status types per RGD name. */
 export function compileStatusTypes(
   file: string,
   crdFiles: readonly string[] = [],
+  text?: string,
 ): Map<string, CompiledStatus> {
   const out = new Map<string, CompiledStatus>();
-  const result = validatePaths([file], { crdFiles });
+  const result = validatePaths([file], {
+    crdFiles,
+    ...(text !== undefined ? { inline: new Map([[file, text]]) } : {}),
+  });
   for (const r of result.results) {
     if (!r.graph?.rgd) continue;
     const fields = statusFieldTypes(r.graph);
-    out.set(r.object.name, { fields, errors: r.diagnostics.filter((d) => d.severity === 'error').length });
+    const errors = r.diagnostics.filter((d) => d.severity === 'error');
+    out.set(r.object.name, {
+      fields,
+      errors: errors.length,
+      diagnostics: errors.filter((d) => !d.path?.startsWith('spec.schema.')),
+    });
   }
   return out;
 }
@@ -86,17 +110,6 @@ function locator(root: YNode | undefined, source: SourceFile) {
   };
 }
 
-export function formatDiagnostic(d: Diagnostic, file: string, source?: SourceFile): string {
-  const loc = d.location;
-  const where = loc?.line ? `${loc.file ?? file}:${loc.line}:${loc.column}` : file;
-  let text = `${where}: ${d.severity} ${d.code}: ${d.message}${d.path ? ` (at ${d.path})` : ''}\n`;
-  if (source && loc?.line && loc.column) {
-    text += `  ${source.line(loc.line)}\n  ${' '.repeat(loc.column - 1)}^\n`;
-  }
-  if (d.hint) text += `  hint: ${d.hint}\n`;
-  return text;
-}
-
 export interface CrdOutput {
   stdout: string;
   stderr: string;
@@ -114,7 +127,7 @@ export function renderCrds(
   let stderr = '';
   let failed = false;
   for (const d of parsed.diagnostics) {
-    stderr += formatDiagnostic(d, file);
+    stderr += `${formatDiagnostic(d, parsed.documents[0]?.source)}\n`;
     if (d.severity === 'error') failed = true;
   }
   const crds: unknown[] = [];
@@ -130,13 +143,17 @@ export function renderCrds(
       locate: locator(doc.root, doc.source),
       ...(status ? { statusTypes: status.fields } : {}),
     });
-    for (const d of result.diagnostics) stderr += formatDiagnostic(d, file, doc.source);
+    for (const d of result.diagnostics) stderr += `${formatDiagnostic(d, doc.source)}\n`;
     if (!result.crd) {
       failed = true;
       continue;
     }
     if (status && status.errors > 0) {
-      stderr += `${file}: note: ${name} does not fully compile (${status.errors} error${status.errors === 1 ? '' : 's'}, see kgraph validate); status fields whose expressions fail are untyped\n`;
+      // kro refuses an RGD that does not compile: so does `crd` (the CRD is still printed, with the
+      // failing status fields untyped; --no-compile types from the literal structure and passes).
+      for (const d of status.diagnostics) stderr += `${formatDiagnostic(d, doc.source)}\n`;
+      stderr += `${file} - error: ${name} does not compile (${status.errors} error${status.errors === 1 ? '' : 's'}); status fields whose expressions fail are untyped\n`;
+      failed = true;
     }
     crds.push(result.crd);
     const origin = !status

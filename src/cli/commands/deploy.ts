@@ -18,6 +18,7 @@ import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { Manifest } from '../../sdk/index.ts';
 import { parseDuration } from '../duration.ts';
+import { requireInput } from '../inputs.ts';
 import { runSynth } from './synth.ts';
 
 interface DeployCliOptions {
@@ -90,6 +91,7 @@ interface Loaded {
 
 async function manifestsFrom(input: string, cluster: string | undefined): Promise<Loaded> {
   const ext = extname(input);
+  requireInput(input, undefined, true);
   if (!statSync(input).isDirectory() && ['.ts', '.mts', '.js', '.mjs'].includes(ext)) {
     const synthesized = await runSynth(input, cluster ? { cluster } : {});
     for (const d of synthesized.diagnostics) process.stderr.write(`${d.severity} ${d.code}: ${d.message}\n`);

@@ -34,6 +34,11 @@ export function registerGraphCommand(program: Command): void {
       let picked = result.results.map((r, i) => ({ r, o: result.objects[i]! }));
       if (opts.name !== undefined) picked = picked.filter((p) => p.o.name === opts.name);
       const graphs = picked.filter((p) => p.r.graph !== undefined);
+      // An unreadable file was said above (KG2007): nothing more to add.
+      if (graphs.length === 0 && result.fileDiagnostics.some((d) => d.severity === 'error')) {
+        process.exitCode = 1;
+        return;
+      }
       if (graphs.length === 0)
         throw new Error(
           `no Graph or ResourceGraphDefinition${opts.name ? ` named ${opts.name}` : ''} in ${file}`,
@@ -48,13 +53,13 @@ export function registerGraphCommand(program: Command): void {
       const render = async (g: CompiledGraph): Promise<string> => {
         switch (format) {
           case 'dot':
-            return toDot(g);
+            return toDot(g, { legend: true });
           case 'mermaid':
             return toMermaid(g);
           case 'json':
             return toJsonGraph(g);
           case 'svg':
-            return toSvg(g);
+            return toSvg(g, { legend: true });
         }
       };
       for (const { r } of graphs) process.stdout.write(await render(r.graph!));

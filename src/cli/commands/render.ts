@@ -5,11 +5,10 @@
  * `{"nodes":[{"id","kind","state","reason","objects":[…]}],"status":{…}}` (plus `passes` with
  * --until-converged). Exit code 1 when the object is not accepted or a node ends in `error`.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import type { OpenApiSchema } from '../../cel/types/openapi.ts';
-import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { type Diagnostic, KgraphError } from '../../diag/diagnostic.ts';
 import { builtinKindResolver } from '../../graph/builtinKinds.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
 import { chainResolvers } from '../../graph/kinds.ts';
@@ -25,6 +24,7 @@ import { type PlainValue, stringifyLossless } from '../../runtime/values.ts';
 import { generateCrdFromSchemaSection } from '../../schema/crd/generate.ts';
 import { createSchemaResolver, toKindLookup } from '../../schema/sources/resolver.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
+import { inputFiles, readInput, withStdin } from '../inputs.ts';
 
 export interface RenderOptions {
   instance?: string;
@@ -33,6 +33,8 @@ export interface RenderOptions {
   untilConverged?: boolean;
   name?: string;
   output: string;
+  /** `-f/--filename`: the file, as kubectl names it (`-` is standard input). */
+  filename?: string;
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
@@ -42,28 +44,33 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** Every object of a YAML/JSON file: documents, and the items of `kind: List` documents. */
-export function readObjects(file: string): KubeObject[] {
-  const text = readFileSync(file, 'utf8');
+export function readObjects(file: string, option?: string): KubeObject[] {
+  const text = readInput(file, option);
   const out: KubeObject[] = [];
   let index = 0;
   // Duplicate keys: the last value wins, as kubectl reads them (the compiler warns, KG2009).
   for (const doc of parseAllDocuments(text, { uniqueKeys: false })) {
     index++;
-    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
+    if (doc.errors.length > 0) throw badInput(`${file}: ${doc.errors[0]!.message}`, option);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
-    if (!isRecord(value)) throw new Error(`${file}: every document must be an object`);
+    if (!isRecord(value)) throw badInput(`${file}: every document must be an object`, option);
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-      for (const item of value.items) if (isRecord(item)) out.push(checkIdentity(item, file, index));
+      for (const item of value.items) if (isRecord(item)) out.push(checkIdentity(item, file, index, option));
     } else {
-      out.push(checkIdentity(value, file, index));
+      out.push(checkIdentity(value, file, index, option));
     }
   }
   return out;
 }
 
 /** An object without apiVersion, kind or metadata.name (a typo such as `kidn:`) is refused, not ignored. */
-function checkIdentity(obj: Record<string, unknown>, file: string, doc: number): KubeObject {
+function checkIdentity(
+  obj: Record<string, unknown>,
+  file: string,
+  doc: number,
+  option: string | undefined,
+): KubeObject {
   const name = isRecord(obj.metadata) ? obj.metadata.name : undefined;
   const missing = [
     typeof obj.apiVersion === 'string' && obj.apiVersion !== '' ? undefined : 'apiVersion',
@@ -71,9 +78,14 @@ function checkIdentity(obj: Record<string, unknown>, file: string, doc: number):
     typeof name === 'string' && name !== '' ? undefined : 'metadata.name',
   ].filter((m): m is string => m !== undefined);
   if (missing.length > 0) {
-    throw new Error(`${file}: document ${doc}: the object has no ${missing.join(', ')}`);
+    throw badInput(`${file}: document ${doc}: the object has no ${missing.join(', ')}`, option);
   }
   return obj;
+}
+
+/** KG6087: an input file (--instance, --state) that is YAML but not objects kgraph can use. */
+function badInput(message: string, option: string | undefined): KgraphError {
+  return new KgraphError('KG6087', `${option ? `${option} ` : ''}${message}`);
 }
 
 interface SpecSchema {
@@ -106,7 +118,7 @@ function prepareInstance(
   const rgd = graph.rgd!;
   let instance: KubeObject;
   if (file !== undefined) {
-    const objects = readObjects(file);
+    const objects = readObjects(file, '--instance');
     if (objects.length !== 1)
       throw new Error(`--instance ${file}: expected exactly one object, found ${objects.length}`);
     instance = objects[0]!;
@@ -193,7 +205,11 @@ export interface RenderDetails {
 }
 
 /** The whole command as a function (tests call it in-process); throws for unusable input. */
-export function runRender(file: string, opts: RenderOptions): RenderRun {
+export function runRender(arg: string | undefined, opts: RenderOptions): RenderRun {
+  const inputs = inputFiles(arg ? [arg] : [], opts.filename ? [opts.filename] : []);
+  if (inputs.length > 1) throw new Error('render takes one file (a positional file or -f, not both)');
+  const { paths, inline } = withStdin(inputs);
+  const file = paths[0]!;
   let stderr = '';
   const err = (text: string): void => {
     stderr += text;
@@ -206,13 +222,16 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   if (opts.output !== 'yaml' && opts.output !== 'json' && opts.output !== 'manifests') {
     throw new Error(`unknown output format "${opts.output}" (use yaml, json or manifests)`);
   }
-  const validated = validatePaths([file], { crdFiles: opts.crd });
+  const validated = validatePaths([file], { crdFiles: opts.crd, inline });
   for (const d of validated.fileDiagnostics) {
     err(formatDiagnostic(d, validated.sources.get(d.location?.file ?? file)));
   }
   let picked = validated.results.map((r, i) => ({ r, o: validated.objects[i]! }));
   if (opts.name !== undefined) picked = picked.filter((p) => p.o.name === opts.name);
   if (picked.length === 0) {
+    // An unreadable file was said above (KG2007): nothing more to add.
+    if (validated.fileDiagnostics.some((d) => d.severity === 'error' && d.location?.file === file))
+      return { stdout: '', stderr, exitCode: 1 };
     return fail(`no Graph or ResourceGraphDefinition${opts.name ? ` named ${opts.name}` : ''} in ${file}`);
   }
   if (picked.length > 1) {
@@ -237,7 +256,7 @@ export function runRender(file: string, opts: RenderOptions): RenderRun {
   if (opts.instance !== undefined && graph.rgd === undefined) {
     err(`kgraph: --instance ignored: ${o.name} is a Graph, not a ResourceGraphDefinition\n`);
   }
-  const state = opts.state.flatMap(readObjects);
+  const state = opts.state.flatMap((f) => readObjects(f, '--state'));
   details.state = state;
   const simulated = simulate(graph, {
     state,
@@ -291,7 +310,8 @@ export function registerRenderCommand(program: Command): void {
   program
     .command('render')
     .description('simulate a reconcile offline: desired objects, node states and instance status')
-    .argument('<file>', 'YAML file with a Graph or ResourceGraphDefinition')
+    .argument('[file]', 'YAML file with a Graph or ResourceGraphDefinition; - reads standard input')
+    .option('-f, --filename <file>', 'the file, as kubectl names it; - for standard input')
     .option('--instance <file>', 'RGD: the instance to render (default: one with the spec defaults)')
     .option('--state <file>', 'observed objects, e.g. a Deployment with its status (repeatable)', collect, [])
     .option('--crd <file>', 'CRD file used as a schema source and as served types (repeatable)', collect, [])
@@ -302,7 +322,7 @@ export function registerRenderCommand(program: Command): void {
       'yaml or json (the whole simulation), or manifests (the desired objects)',
       'yaml',
     )
-    .action((file: string, opts: RenderOptions) => {
+    .action((file: string | undefined, opts: RenderOptions) => {
       const run = runRender(file, opts);
       process.stdout.write(run.stdout);
       process.stderr.write(run.stderr);

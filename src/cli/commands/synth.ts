@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -19,6 +18,7 @@ import {
   toKroGraph,
 } from '../../sdk/index.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
+import { readInput, requireInput } from '../inputs.ts';
 import { enableTypeScriptImports } from '../typeScriptImports.ts';
 
 export interface SynthCommandOptions {
@@ -60,6 +60,7 @@ function commonJsExports(mod: Record<string, unknown>): Record<string, unknown> 
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
+  requireInput(file);
   try {
     if (/\.[cm]?ts$/.test(file)) await enableTypeScriptImports();
     return commonJsExports((await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>);
@@ -68,6 +69,7 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
     throw new SdkError(
       SdkCode.packageLoad,
       `cannot load ${file}: ${err instanceof Error ? err.message : String(err)}`,
+      { location: { file } },
     );
   }
 }
@@ -78,7 +80,7 @@ async function loadClusterFile(file: string): Promise<ClusterFile> {
     const mod = await importModule(file);
     return (mod.default ?? mod.cluster) as ClusterFile;
   }
-  const parsed = YAML.parse(readFileSync(file, 'utf8')) as unknown;
+  const parsed = YAML.parse(readInput(file, '--cluster')) as unknown;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new SdkError(SdkCode.clusterDefinition, `${file}: a cluster definition must be a mapping`);
   }

@@ -8,6 +8,7 @@ import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
 import type { KubeLive } from '../../kube/liveSchema.ts';
+import { inputFiles, withStdin } from '../inputs.ts';
 
 export interface ValidateCliOptions {
   crd: string[];
@@ -15,6 +16,8 @@ export interface ValidateCliOptions {
   output: string;
   color?: boolean;
   kroCompat?: boolean;
+  /** `-f/--filename` (repeatable), as kubectl; `-` is standard input. */
+  filename?: string[];
 }
 
 export function registerValidateCommand(program: Command): void {
@@ -23,7 +26,16 @@ export function registerValidateCommand(program: Command): void {
     .description(
       'validate Graphs and ResourceGraphDefinitions (kro and krop): structure, references, cycles, types',
     )
-    .argument('<paths...>', 'YAML files or directories (searched recursively for *.yaml / *.yml)')
+    .argument(
+      '[paths...]',
+      'YAML files or directories (searched recursively for *.yaml / *.yml); - reads standard input',
+    )
+    .option(
+      '-f, --filename <path>',
+      'a file or directory to validate, - for standard input (repeatable)',
+      collect,
+      [],
+    )
     .option('--crd <file>', 'CRD file used as a schema source (repeatable)', collect, [])
     .option('--kubeconfig [path]', 'read schemas from a live cluster (/openapi/v3)')
     .option('-o, --output <format>', 'text or json', 'text')
@@ -47,18 +59,20 @@ export interface ValidateOutput {
   exitCode: number;
 }
 
-export async function runValidate(paths: string[], opts: ValidateCliOptions): Promise<ValidateOutput> {
+export async function runValidate(args: string[], opts: ValidateCliOptions): Promise<ValidateOutput> {
   if (opts.output !== 'text' && opts.output !== 'json')
     return { stdout: '', stderr: `kgraph: unknown output format '${opts.output}'\n`, exitCode: 1 };
+  const { paths, inline } = withStdin(inputFiles(args, opts.filename));
   let result: ValidateResult;
   if (opts.kubeconfig !== undefined) {
     const live = await liveSource(typeof opts.kubeconfig === 'string' ? opts.kubeconfig : undefined);
     result = await validatePathsLive(paths, live, {
+      inline,
       crdFiles: opts.crd,
       kroCompat: opts.kroCompat !== false,
     });
   } else {
-    result = validatePaths(paths, { crdFiles: opts.crd, kroCompat: opts.kroCompat !== false });
+    result = validatePaths(paths, { inline, crdFiles: opts.crd, kroCompat: opts.kroCompat !== false });
   }
   let stdout: string;
   let stderr = '';

@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { type ApiError, isApiError } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { forbiddenMessageHint } from '../rbacHint.ts';
 
 /** 404, 409 on a UID precondition (another object has the name now), or a kind no longer served. */
 export function isGoneError(e: unknown): boolean {
@@ -34,7 +35,14 @@ export function conflictMessage(id: ObjectIdentity, e: ApiError): string {
 }
 
 export function applyError(id: ObjectIdentity, e: unknown): string {
-  return `apply ${describeIdentity(id)}: ${errorMessage(e)}`;
+  return `apply ${describeIdentity(id)}: ${errorMessage(e)}${forbiddenHint(e)}`;
+}
+
+/** For a 403 to a ServiceAccount: ` (what to grant, rbacHint.ts)`; '' otherwise. */
+export function forbiddenHint(e: unknown): string {
+  if (!isApiError(e) || e.code !== 403) return '';
+  const hint = forbiddenMessageHint(e.message);
+  return hint ? ` (${hint})` : '';
 }
 
 /**

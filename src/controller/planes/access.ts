@@ -10,6 +10,27 @@ export interface Acceptance {
   accepted: boolean;
   /** Verbs the review refused (empty when accepted). */
   missing: string[];
+  /** Why, in the backend's words (the condition message uses it when set). */
+  detail?: string;
+}
+
+/**
+ * How a backend decides whether a consumer claim is accepted: SelfSubjectAccessReviews on plain clusters
+ * (ClaimAccess), the consumer's APIBinding on kcp (kcp/access.ts). `client` is the consumer-plane client
+ * the pass uses for that cluster.
+ */
+export interface ClaimChecker {
+  check(
+    clusterID: string,
+    client: RestClient,
+    gr: { group: string; resource: string },
+    namespace: string,
+    verbs: readonly string[],
+  ): Promise<Acceptance>;
+  /** A 403 on this cluster, GR and namespace: ask again next time. */
+  invalidate(clusterID: string, group: string, resource: string, namespace: string): void;
+  /** Forget everything of one cluster (deregistration, identity change). */
+  forgetCluster(clusterID: string): void;
 }
 
 interface Entry {
@@ -17,7 +38,7 @@ interface Entry {
   answer: Promise<Acceptance>;
 }
 
-export class ClaimAccess {
+export class ClaimAccess implements ClaimChecker {
   private readonly cache = new Map<string, Entry>();
   private readonly ttlMs: number;
   private readonly now: () => number;

@@ -113,7 +113,10 @@ export class PlanesController {
         list: () => this.blueprintInformer?.list() ?? [],
       },
       hooks: {
-        published: (bp, changed) => this.onPublished(bp, changed),
+        published: async (bp, changed) => {
+          await this.onPublished(bp, changed);
+          return undefined;
+        },
         unpublished: (name) => this.stopBlueprint(name),
         withdraw: (name) => this.withdraw(name),
       },
@@ -282,11 +285,18 @@ export class PlanesController {
     await Promise.all(stops);
   }
 
-  /** §14.4: release kgraph's finalizer from the blueprint's instances in every reachable cluster. */
+  /**
+   * §14.4: release kgraph's finalizer from the blueprint's instances in every reachable cluster. The
+   * loops are taken out of the registry first: the release is an instance update, and a reconcile
+   * that still found its loop would add the finalizer straight back.
+   */
   private async withdraw(name: string): Promise<void> {
-    for (const l of this.loops.values()) {
-      if (l.bp.name !== name) continue;
-      for (const inst of l.informer.list()) {
+    const loops = [...this.loops].filter(([, l]) => l.bp.name === name);
+    for (const [k] of loops) this.loops.delete(k);
+    for (const [, l] of loops) {
+      const instances = l.informer.list();
+      await l.informer.stop();
+      for (const inst of instances) {
         if (!(inst.metadata.finalizers ?? []).includes(FINALIZER_INSTANCE)) continue;
         await this.instances
           .setFinalizer(l.bp, l.conn, inst, false)
@@ -495,6 +505,7 @@ export class PlanesController {
             log: this.log,
             crdWaitMs: this.timings.crdWaitMs,
             onInstance: (b, c, o) => this.enqueueInstance(b, c, o),
+            onExit: (l) => this.loopExited(key, l),
           },
           bp,
           conn,
@@ -549,6 +560,17 @@ export class PlanesController {
       ),
     });
     return { requeueAfterMs: this.timings.resyncMs };
+  }
+
+  /**
+   * A serving loop ended on its own (§14.2): its entry is removed only while it is still the current
+   * generation, so a slow-exiting old loop never removes a newer one; the next cluster resync serves
+   * again. Returns whether the entry was removed.
+   */
+  loopExited(key: string, loop: ServingLoop): boolean {
+    if (this.loops.get(key) !== loop) return false;
+    this.loops.delete(key);
+    return true;
   }
 
   private async stopCluster(name: string, forget = true): Promise<void> {

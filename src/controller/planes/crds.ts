@@ -119,10 +119,20 @@ export function blueprintCrd(): KubeObject {
         type: 'array',
         items: {
           type: 'object',
-          properties: { group: str, resource: str, verbs: { type: 'array', items: str }, scope: str },
+          properties: {
+            group: str,
+            resource: str,
+            verbs: { type: 'array', items: str },
+            scope: str,
+            // kcp: the identity of the export that owns a foreign type ('' for built-in types).
+            identityHash: str,
+          },
         },
       },
       rbac: { type: 'object', properties: { serve: str, claims: str } },
+      // kcp: the APIExport's identity and the APIResourceSchema it serves.
+      identityHash: str,
+      apiResourceSchema: str,
     },
   );
 }

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Plane } from '../../graph/model.ts';
 import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
-import type { ClaimAccess } from './access.ts';
+import type { ClaimChecker } from './access.ts';
 import { type ChainContext, childSelector, decorate } from './chain.ts';
 import { deleteChildren } from './children.ts';
 import {
@@ -34,7 +34,7 @@ export interface InstanceDeps {
   provider: RestClient;
   host: RestClient | undefined;
   controllerNamespace: string;
-  access: ClaimAccess;
+  access: ClaimChecker;
   timings: PlaneTimings;
   log: Logger;
   now: () => Date;
@@ -289,11 +289,38 @@ export class InstanceReconciler {
       ...(inst.metadata.namespace ? { namespace: inst.metadata.namespace } : {}),
       finalizers: present ? [FINALIZER_INSTANCE] : [],
     };
+    const target = {
+      apiVersion: `${bp.group}/${bp.version}`,
+      kind: bp.kind,
+      name: inst.metadata.name ?? '',
+      ...(inst.metadata.namespace ? { namespace: inst.metadata.namespace } : {}),
+    };
     try {
-      await conn.client.apply(
-        { apiVersion: `${bp.group}/${bp.version}`, kind: bp.kind, metadata } as KubeObject,
+      const res = await conn.client.apply(
+        { apiVersion: target.apiVersion, kind: bp.kind, metadata } as KubeObject,
         { fieldManager: CHILD_MANAGER, force: true },
       );
+      const left = res.metadata.finalizers ?? [];
+      if (!present && left.includes(FINALIZER_INSTANCE)) {
+        // Our apply did not own the entry (another manager lists it too, or — kcp's virtual workspace —
+        // the server kept no field ownership): remove it by value, guarded by the list we saw.
+        this.deps.log.debug(
+          { instance: target.name, managers: (res.metadata.managedFields ?? []).map((m) => m.manager) },
+          'finalizer survived the apply; removing it by JSON patch',
+        );
+        await conn.client.patch(
+          target,
+          [
+            { op: 'test', path: '/metadata/finalizers', value: left },
+            {
+              op: 'replace',
+              path: '/metadata/finalizers',
+              value: left.filter((f) => f !== FINALIZER_INSTANCE),
+            },
+          ],
+          { type: 'json' },
+        );
+      }
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }

@@ -24,7 +24,7 @@ import type { EvaluationResult } from '../../runtime/types.ts';
 import { type DesiredObject, desiredTemplates, type TemplateItem } from '../core/desired.ts';
 import { errorMessage } from '../core/errors.ts';
 import { appliedFieldsAgree } from '../ownership.ts';
-import type { ClaimAccess } from './access.ts';
+import type { ClaimChecker } from './access.ts';
 import type { Claim } from './claims.ts';
 import { CHILD_MANAGER } from './names.ts';
 
@@ -40,7 +40,7 @@ export interface PlaneSet {
   consumer: RestClient;
   provider: RestClient;
   host: RestClient | undefined;
-  access: ClaimAccess;
+  access: ClaimChecker;
   /** The blueprint's published claims (the verbs checked per GR). */
   claims: readonly Claim[];
 }
@@ -142,7 +142,9 @@ export async function runPass(input: PassInput): Promise<PassOutcome> {
     if (acc.accepted) return true;
     block(node, {
       reason: 'ClaimNotAccepted',
-      message: `claim ${claim.resource}${claim.group ? `.${claim.group}` : ''} is not accepted${ns ? ` in namespace ${ns}` : ' cluster-wide'}: missing verbs ${acc.missing.join(',')}`,
+      message:
+        acc.detail ??
+        `claim ${claim.resource}${claim.group ? `.${claim.group}` : ''} is not accepted${ns ? ` in namespace ${ns}` : ' cluster-wide'}: missing verbs ${acc.missing.join(',')}`,
     });
     return false;
   };

@@ -33,12 +33,23 @@ export type BlueprintReason =
   | 'BuildFailed'
   | 'InvalidTarget'
   | 'ClaimTypeUnresolved'
+  | 'ClaimIdentityUnresolved'
   | 'ExportConflict'
   | 'PublishFailed';
 
+/**
+ * What a backend's publication may answer: a refusal with its reason (kcp: `ClaimIdentityUnresolved`),
+ * and status fields of its own, which replace the plain-cluster role names (`rbac`) and may override
+ * `claims` (kcp: with identity hashes).
+ */
+export interface PublishAnswer {
+  refused?: { reason: BlueprintReason; message: string };
+  status?: Record<string, unknown>;
+}
+
 export interface RegistrarHooks {
   /** A blueprint is published (again); `changed`: its spec hash differs from what was served. */
-  published(bp: PublishedBlueprint, changed: boolean): Promise<void>;
+  published(bp: PublishedBlueprint, changed: boolean): Promise<PublishAnswer | undefined>;
   /** A blueprint is no longer published (failed, conflicting or withdrawn). */
   unpublished(name: string): Promise<void>;
   /** The blueprint is being deleted: release its instances in every reachable consumer cluster. */
@@ -52,6 +63,11 @@ export interface RegistrarDeps {
   hooks: RegistrarHooks;
   log: Logger;
   now?: () => string;
+  /**
+   * The reason for a consumer-target type that does not resolve (default `ClaimTypeUnresolved`; kcp:
+   * `ClaimIdentityUnresolved`, the type's export is not bound in the provider workspace).
+   */
+  unresolvedTypeReason?: BlueprintReason;
 }
 
 export interface BlueprintOutcome {
@@ -104,6 +120,9 @@ export class BlueprintRegistrar {
     }
     if (bp.metadata.deletionTimestamp) {
       if ((bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
+        // Out of the registry first: no instance reconcile or cluster resync serves it from here on
+        // (either would put back the instance finalizers the withdrawal releases).
+        this.registry.delete(name);
         await this.deps.hooks.withdraw(name);
         await this.unpublish(name);
         await this.setFinalizer(bp, false);
@@ -165,7 +184,7 @@ export class BlueprintRegistrar {
       );
       if (consumerUnknown.length > 0 && consumerUnknown.length === entry.unknownKinds.length) {
         this.cache.delete(name); // retried at the next resync or CRD event
-        return this.fail(bp, 'ClaimTypeUnresolved', entry.diagnostics);
+        return this.fail(bp, this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved', entry.diagnostics);
       }
       if (entry.unknownKinds.length > 0) this.cache.delete(name);
       return this.fail(bp, 'BuildFailed', entry.diagnostics);
@@ -187,7 +206,11 @@ export class BlueprintRegistrar {
     const build = problems.filter((p) => p.reason === 'BuildFailed');
     if (build.length > 0) return this.fail(bp, 'BuildFailed', build.map((p) => p.message).join('; '));
     if (problems.length > 0)
-      return this.fail(bp, 'ClaimTypeUnresolved', problems.map((p) => p.message).join('; '));
+      return this.fail(
+        bp,
+        this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved',
+        problems.map((p) => p.message).join('; '),
+      );
 
     // §14.1 step 6, §18.7: the older blueprint keeps the export name.
     const rival = this.deps.blueprints
@@ -245,16 +268,18 @@ export class BlueprintRegistrar {
     if (!previous || previous.specHash !== hash || changed) {
       this.publishCount.set(name, (this.publishCount.get(name) ?? 0) + 1);
     }
+    let answer: PublishAnswer | undefined;
     try {
-      await this.deps.hooks.published(published, changed || !previous || previous.specHash !== hash);
+      answer = await this.deps.hooks.published(published, changed || !previous || previous.specHash !== hash);
     } catch (e) {
       return this.fail(bp, 'PublishFailed', errorMessage(e));
     }
+    if (answer?.refused) return this.fail(bp, answer.refused.reason, answer.refused.message);
     await this.writeStatus(bp, 'True', 'Published', `serving ${exportName}`, {
       exportedAPI: exportName,
       observedSpecHash: hash,
       claims: claims.map(publishedClaim),
-      rbac: roleNames(exportName),
+      ...(answer?.status ?? { rbac: roleNames(exportName) }),
     });
     return { reason: 'Published' };
   }

@@ -5,7 +5,7 @@
  * the same spec hash is a no-op.
  */
 import type { Logger } from 'pino';
-import { Informer, type KubeObject, selfSubjectAccessReview } from '../../kube/index.ts';
+import { Informer, isNotFound, type KubeObject, selfSubjectAccessReview } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { waitForCrd } from '../crd.ts';
 import { ANNOTATION_BLUEPRINT, REGISTRAR_MANAGER } from './names.ts';
@@ -26,6 +26,8 @@ export interface ServingLoop {
   bp: PublishedBlueprint;
   conn: Connection;
   informer: Informer;
+  /** Set once the loop ended on its own (its instance API vanished from the cluster). */
+  exited?: string;
 }
 
 /** The SelfSubjectAccessReviews the serving role must pass (§10.2). */
@@ -58,6 +60,12 @@ export interface ServeDeps {
   log: Logger;
   crdWaitMs: number;
   onInstance: (bp: PublishedBlueprint, conn: Connection, obj: KubeObject) => void;
+  /**
+   * The loop ended on its own: its informer found the instance API gone (the consumer deleted the
+   * CRD). The owner clears its registry entry if this is still the current generation, and the next
+   * resync serves again (§14.2).
+   */
+  onExit: (loop: ServingLoop) => void;
 }
 
 /** Checks and prepares serving; returns the entry status and, when served, a started loop. */
@@ -114,23 +122,34 @@ export async function startServing(
       ),
     };
   }
-  if (running && running.bp.specHash === bp.specHash && running.conn === conn) {
+  if (running && !running.exited && running.bp.specHash === bp.specHash && running.conn === conn) {
     return { status: entry(true, 'Served', ''), loop: running };
   }
   await conn.client.apply(bp.crd, { fieldManager: REGISTRAR_MANAGER, force: true });
   await waitForCrd(conn.client, bp.exportName, deps.crdWaitMs);
+  let loop: ServingLoop | undefined;
   const informer = new Informer(conn.client, {
     target: { apiVersion: `${bp.group}/${bp.version}`, plural: bp.plural },
-    onError: (e) =>
+    onError: (e) => {
       deps.log.debug(
         { err: errorMessage(e), cluster: conn.name, blueprint: bp.name },
         'instance watch error',
-      ),
+      );
+      // A 404 on the instance resource: the API this loop serves is gone; the loop ends (not awaited:
+      // we are inside the informer's own run loop) and the resync restarts serving.
+      if (loop && !loop.exited && informer.hasSynced() && isNotFound(e)) {
+        loop.exited = errorMessage(e);
+        deps.log.warn({ cluster: conn.name, blueprint: bp.name, err: loop.exited }, 'serving loop ended');
+        void informer.stop();
+        deps.onExit(loop);
+      }
+    },
   });
   const enqueue = (o: KubeObject): void => deps.onInstance(bp, conn, o);
   informer.addHandlers({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
   informer.start();
   await informer.waitForSync(30_000);
   deps.log.info({ cluster: conn.name, blueprint: bp.name, kind: bp.kind }, 'serving blueprint');
-  return { status: entry(true, 'Served', ''), loop: { bp, conn, informer } };
+  loop = { bp, conn, informer };
+  return { status: entry(true, 'Served', ''), loop };
 }

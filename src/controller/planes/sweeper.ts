@@ -23,7 +23,11 @@ export interface SweeperDeps {
   startedAt: Date;
   registeredClusterIDs: () => Set<string>;
   publishedExports: () => Set<string>;
-  connectionFor: (clusterID: string) => {
+  /** The connection serving `exportName` in the cluster (plain clusters: one per cluster, whatever the export). */
+  connectionFor: (
+    clusterID: string,
+    exportName: string,
+  ) => {
     conn?: Connection;
     reachable: boolean;
     verified: boolean;
@@ -113,7 +117,7 @@ export class Sweeper {
     if (now - last <= this.deps.timings.staleAfterMs) return 'fresh';
     if (!this.deps.registeredClusterIDs().has(record.clusterID)) return 'swept';
     if (!record.exportName || !this.deps.publishedExports().has(record.exportName)) return 'swept';
-    const c = this.deps.connectionFor(record.clusterID);
+    const c = this.deps.connectionFor(record.clusterID, record.exportName);
     // Unreachable or changed clusters are never swept; a withdrawn grant still answers the GET (403).
     if (!c.conn || !c.reachable || (!c.verified && !c.withdrawn)) return 'kept';
     const bp = this.deps.blueprintForExport(record.exportName);

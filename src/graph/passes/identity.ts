@@ -3,6 +3,7 @@
  * Identity rules, run by the structure pass for every non-def node: apiVersion/kind/metadata.name,
  * dynamic types, kind resolution and scope rules, ref selectors and the patch payload rules (§13).
  */
+import { closest } from '../../diag/suggest.ts';
 import { GraphCode } from '../codes.ts';
 import type { YEntry, YMap } from '../yamlTree.ts';
 import { isStandalone } from './expressions.ts';
@@ -80,11 +81,17 @@ export function readIdentity(s: CompilerState, d: Draft, p: YMap): void {
   } else if (d.kind === 'watch') {
     /* no name: checked by readWatch below, once the kind's scope is known */
   } else if (!nameE || str(nameE.value) === undefined || str(nameE.value) === '') {
-    ctx.error(GraphCode.MissingName, `${d.kind} requires metadata.name`, {
-      node,
-      segs: [...segs, 'metadata', 'name'],
-      at: { pos: nameE ? nameE.value.pos : metaE ? metaE.keyPos : p.pos },
-    });
+    // A misspelt key (`nmae`) is the likely cause: name it, and point at it.
+    const typo = !nameE && meta ? meta.entries.find((e) => closest(e.key, ['name']) === 'name') : undefined;
+    ctx.error(
+      GraphCode.MissingName,
+      `${d.kind} requires metadata.name${typo ? ` (metadata has "${typo.key}": did you mean "name"?)` : ''}`,
+      {
+        node,
+        segs: [...segs, 'metadata', typo ? typo.key : 'name'],
+        at: { pos: typo ? typo.keyPos : nameE ? nameE.value.pos : metaE ? metaE.keyPos : p.pos },
+      },
+    );
   }
 
   if (d.kind === 'patch') readPatch(s, d, p, meta);

@@ -34,6 +34,9 @@ class TypeTable implements CustomTypeTable {
   get(name: string): ResolvedCustomType | 'broken' | undefined {
     return this.resolved.get(name);
   }
+  names(): Iterable<string> {
+    return this.resolved.keys();
+  }
 }
 
 export function resolveCustomTypes(types: unknown, path: string, sink: DiagnosticSink): CustomTypeTable {

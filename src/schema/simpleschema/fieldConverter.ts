@@ -3,6 +3,7 @@
  * `<type> | <markers>` string becomes the type's schema with its markers applied. Custom types are
  * looked up in an already-resolved table, so this module never recurses into type declarations.
  */
+import { closest } from '../../diag/suggest.ts';
 import { SchemaCode } from '../codes.ts';
 import { isRecord, type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
@@ -19,7 +20,12 @@ export interface ConvertedField {
 /** Lookup of custom types that are already resolved (or known to be broken). */
 export interface CustomTypeTable {
   get(name: string): ResolvedCustomType | 'broken' | undefined;
+  /** The declared type names (for "did you mean"). */
+  names(): Iterable<string>;
 }
+
+/** The type names SimpleSchema knows without a declaration (`map` and `object` are written `map[…]`, `object`). */
+const SIMPLE_TYPES = ['string', 'integer', 'boolean', 'float', 'object'];
 
 export class FieldConverter {
   constructor(
@@ -99,13 +105,19 @@ export class FieldConverter {
         const found = this.types.get(t.name);
         if (found === 'broken') return undefined; // already reported where the type is declared
         if (found === undefined) {
+          // A misspelt type (`integr`) gets the closest built-in or declared type; only a name close
+          // to none of them is told to declare it.
+          const near = closest(t.name, [...SIMPLE_TYPES, ...this.types.names()]);
           const hint =
             t.name === 'number' || t.name === 'float64' || t.name === 'double'
               ? 'use "float" for numbers'
               : t.name === 'bool' || t.name === 'int'
                 ? `use "${t.name === 'bool' ? 'boolean' : 'integer'}"`
-                : 'declare it under spec.schema.types';
-          this.sink.error(SchemaCode.UnknownType, path, `unknown type: ${t.name}`, hint);
+                : near === undefined
+                  ? 'declare it under spec.schema.types'
+                  : undefined;
+          const message = `unknown type: ${t.name}${near !== undefined && hint === undefined ? ` (did you mean "${near}"?)` : ''}`;
+          this.sink.error(SchemaCode.UnknownType, path, message, hint);
           return undefined;
         }
         return { schema: structuredClone(found.schema), required: found.required };

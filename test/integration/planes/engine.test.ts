@@ -14,47 +14,25 @@ import type { PlanesController } from '../../../src/controller/planes/controller
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import { isApiError, type KubeObject } from '../../../src/kube/index.ts';
 import {
+  AV,
   apply,
   BP,
+  blueprint,
   CONTROLLER_NS,
   type Consumer,
   closePlanes,
+  cmT,
   cond,
   eventually,
   getObj,
-  grant,
+  grantPublished,
   ns,
   type Planes,
   startController,
   startPlanes,
   stopController,
-  waitPublished,
   waitServed,
 } from './support.ts';
-
-const GROUP = 'krop.opendefense.cloud';
-const AV = `${GROUP}/v1alpha1`;
-
-function blueprint(
-  name: string,
-  kind: string,
-  resources: unknown[],
-  extra: Record<string, unknown> = {},
-): KubeObject {
-  return {
-    apiVersion: AV,
-    kind: 'ResourceGraphDefinition',
-    metadata: { name },
-    spec: { schema: { apiVersion: 'v1alpha1', kind, group: GROUP, ...extra }, resources },
-  };
-}
-
-const cmT = (name: string, data: Record<string, string>, namespace?: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  data,
-});
 
 const DEMO = blueprint(
   'demo',
@@ -122,13 +100,6 @@ function demo(
   };
 }
 
-async function grantAll(p: Planes, c: Consumer, name: string): Promise<void> {
-  const b = await waitPublished(p, name);
-  const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
-  const plural = exportedAPI.slice(0, exportedAPI.indexOf('.'));
-  await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
-}
-
 describe('planes: the instance pass across management, host and a consumer', () => {
   let p: Planes;
   let c: Consumer;
@@ -147,8 +118,8 @@ describe('planes: the instance pass across management, host and a consumer', () 
     controller = await startController(p);
     await apply(p.management.admin, DEMO);
     await apply(p.management.admin, BROKEN);
-    await grantAll(p, c, 'demo');
-    await grantAll(p, c, 'broken');
+    await grantPublished(p, c, 'demo');
+    await grantPublished(p, c, 'broken');
     const cc = await waitServed(p, c, 2);
     id = (cc.spec as { clusterID: string }).clusterID;
     await apply(c.admin, demo('ns-a', { names: ['x', 'y', 'z'] }));

@@ -9,16 +9,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
-import type { KubeObject } from '../../../src/kube/index.ts';
 import {
+  AV,
   apply,
+  blueprint,
   CONTROLLER_NS,
   type Consumer,
   closePlanes,
+  cmT,
   cond,
   eventually,
+  exportOf,
   getObj,
-  grant,
+  grantPublished,
   ns,
   type Planes,
   startController,
@@ -28,36 +31,27 @@ import {
   waitServed,
 } from './support.ts';
 
-const GROUP = 'krop.opendefense.cloud';
-const AV = `${GROUP}/v1alpha1`;
 const STALE = 60_000;
-const cmT = (name: string, namespace?: string) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  data: { a: 'b' },
-});
+const DATA = { a: 'b' };
 
-const BLUEPRINT: KubeObject = {
-  apiVersion: AV,
-  kind: 'ResourceGraphDefinition',
-  metadata: { name: 'gcdemo' },
-  spec: {
-    schema: { apiVersion: 'v1alpha1', kind: 'GcDemo', group: GROUP, spec: { name: 'string' } },
-    resources: [
-      { id: 'prov', target: 'provider', template: cmT('${schema.spec.name}-prov', 'default') },
-      {
-        id: 'onHost',
-        target: 'host',
-        template: cmT(
-          '${schema.spec.name}-${schema.metadata.annotations["krop.opendefense.cloud/consumer-cluster"]}',
-          'default',
-        ),
-      },
-      { id: 'mine', template: cmT('${schema.spec.name}-mine') },
-    ],
-  },
-};
+const BLUEPRINT = blueprint(
+  'gcdemo',
+  'GcDemo',
+  [
+    { id: 'prov', target: 'provider', template: cmT('${schema.spec.name}-prov', DATA, 'default') },
+    {
+      id: 'onHost',
+      target: 'host',
+      template: cmT(
+        '${schema.spec.name}-${schema.metadata.annotations["krop.opendefense.cloud/consumer-cluster"]}',
+        DATA,
+        'default',
+      ),
+    },
+    { id: 'mine', template: cmT('${schema.spec.name}-mine', DATA) },
+  ],
+  { spec: { name: 'string' } },
+);
 
 describe('planes: liveness records, the sweeper and deregistration', () => {
   let p: Planes;
@@ -95,12 +89,10 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     controller = await startController(p, { timings: { staleAfterMs: STALE, startupGraceMs: STALE } });
     await apply(p.management.admin, BLUEPRINT);
     const b = await waitPublished(p, 'gcdemo');
+    exportName = exportOf(b).exportName;
     for (const c of p.consumers) {
       await apply(c.admin, ns('ns-a'));
-      const { claims, exportedAPI } = b.status as { claims: never; exportedAPI: string };
-      exportName = exportedAPI;
-      const plural = exportedAPI.slice(0, exportedAPI.indexOf('.'));
-      await grant(c, exportedAPI, { group: GROUP, plural }, claims, { serve: true, claims: true });
+      await grantPublished(p, c, 'gcdemo');
     }
     for (const c of p.consumers) {
       const o = await waitServed(p, c);

@@ -10,47 +10,26 @@ import { after, before, describe, it } from 'node:test';
 import type { PlanesController } from '../../../src/controller/planes/controller.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import {
+  AV,
   apply,
+  blueprint,
   type Consumer,
   closePlanes,
+  cmT,
   cond,
   eventually,
   getObj,
-  grant,
+  grantPublished,
   ns,
   type Planes,
   startController,
   startPlanes,
   stopController,
-  waitPublished,
   waitServed,
 } from './support.ts';
 
-const GROUP = 'krop.opendefense.cloud';
-const AV = `${GROUP}/v1alpha1`;
-const cmT = (name: string, namespace?: string, data: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  data,
-});
-
-function bp(name: string, kind: string, resources: unknown[]): KubeObject {
-  return {
-    apiVersion: AV,
-    kind: 'ResourceGraphDefinition',
-    metadata: { name },
-    spec: {
-      schema: {
-        apiVersion: 'v1alpha1',
-        kind,
-        group: GROUP,
-        spec: { name: 'string', gate: 'boolean | default=true' },
-      },
-      resources,
-    },
-  };
-}
+const bp = (name: string, kind: string, resources: unknown[]): KubeObject =>
+  blueprint(name, kind, resources, { spec: { name: 'string', gate: 'boolean | default=true' } });
 
 describe('planes: no host cluster configured', () => {
   let p: Planes;
@@ -65,10 +44,10 @@ describe('planes: no host cluster configured', () => {
     await apply(
       p.management.admin,
       bp('hostwrite', 'HostWrite', [
-        { id: 'onHost', target: 'host', template: cmT('${schema.spec.name}-host', 'default') },
+        { id: 'onHost', target: 'host', template: cmT('${schema.spec.name}-host', {}, 'default') },
         {
           id: 'dependent',
-          template: cmT('${schema.spec.name}-dep', undefined, { from: '${onHost.metadata.name}' }),
+          template: cmT('${schema.spec.name}-dep', { from: '${onHost.metadata.name}' }),
         },
         { id: 'independent', template: cmT('${schema.spec.name}-ind') },
         { id: 'gated', includeWhen: ['${schema.spec.gate}'], template: cmT('${schema.spec.name}-gated') },
@@ -89,16 +68,7 @@ describe('planes: no host cluster configured', () => {
         { id: 'independent', template: cmT('${schema.spec.name}-ind') },
       ]),
     );
-    for (const [name, plural] of [
-      ['hostwrite', 'hostwrites'],
-      ['hostread', 'hostreads'],
-    ] as const) {
-      const b = await waitPublished(p, name);
-      await grant(c, `${plural}.${GROUP}`, { group: GROUP, plural }, (b.status as { claims: never }).claims, {
-        serve: true,
-        claims: true,
-      });
-    }
+    for (const name of ['hostwrite', 'hostread']) await grantPublished(p, c, name);
     await waitServed(p, c, 2);
   });
 

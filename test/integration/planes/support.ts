@@ -5,6 +5,7 @@
  * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
  */
 import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../../src/controller/planes/claims.ts';
@@ -20,9 +21,9 @@ import { eventually } from '../../support/kube.ts';
 export { eventually };
 
 export const CONTROLLER_NS = 'kgraph-system';
-const CONSUMER_NS = 'kgraph-consumer';
+export const CONSUMER_NS = 'kgraph-consumer';
 const CONSUMER_SA = 'kgraph';
-const SUBJECT = { namespace: CONSUMER_NS, name: CONSUMER_SA };
+export const SUBJECT = { namespace: CONSUMER_NS, name: CONSUMER_SA };
 
 export interface Plane {
   cp: TestControlPlane;
@@ -134,11 +135,18 @@ export const FAST: Partial<PlaneTimings> = {
 
 export async function startController(
   p: Planes,
-  opts: { host?: boolean; timings?: Partial<PlaneTimings>; now?: () => Date } = {},
+  opts: {
+    host?: boolean;
+    timings?: Partial<PlaneTimings>;
+    now?: () => Date;
+    /** The controller's identities (default: admin clients of the management and host planes). */
+    client?: RestClient;
+    hostClient?: RestClient;
+  } = {},
 ): Promise<PlanesController> {
   const controller = new PlanesController({
-    client: new RestClient(p.management.cp.kc),
-    ...(opts.host === false ? {} : { host: new RestClient(p.host.cp.kc) }),
+    client: opts.client ?? new RestClient(p.management.cp.kc),
+    ...(opts.host === false ? {} : { host: opts.hostClient ?? new RestClient(p.host.cp.kc) }),
     namespace: CONTROLLER_NS,
     ...(opts.now ? { now: opts.now } : {}),
     timings: { ...FAST, ...(opts.timings ?? {}) },
@@ -215,4 +223,148 @@ export function waitServed(p: Planes, c: Consumer, count = 1): Promise<KubeObjec
     },
     60_000,
   );
+}
+
+// ------------------------------------------------------------------ blueprints and instances
+
+export const GROUP = 'krop.opendefense.cloud';
+export const AV = `${GROUP}/v1alpha1`;
+
+/** A krop blueprint of `kind` in GROUP; `schema` adds `spec`/`status` SimpleSchema fields. */
+export function blueprint(
+  name: string,
+  kind: string,
+  resources: unknown[],
+  schema: Record<string, unknown> = {},
+  labels?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: AV,
+    kind: 'ResourceGraphDefinition',
+    metadata: { name, ...(labels ? { labels } : {}) },
+    spec: { schema: { apiVersion: 'v1alpha1', kind, group: GROUP, ...schema }, resources },
+  };
+}
+
+/** A ConfigMap template (CEL allowed in every string). */
+export const cmT = (name: string, data: Record<string, string> = {}, namespace?: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  data,
+});
+
+/** An instance of a blueprint kind in GROUP. */
+export function instanceOf(
+  kind: string,
+  name: string,
+  namespace: string | undefined,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: AV,
+    kind,
+    metadata: { name, ...(namespace ? { namespace } : {}), ...(annotations ? { annotations } : {}) },
+    spec,
+  };
+}
+
+/** The export name and instance GR of a published blueprint. */
+export function exportOf(b: KubeObject): { exportName: string; group: string; plural: string } {
+  const exportName = (b.status as { exportedAPI: string }).exportedAPI;
+  return { exportName, group: GROUP, plural: exportName.slice(0, exportName.indexOf('.')) };
+}
+
+/** Waits for a blueprint to publish, then has the consumer apply and bind its generated roles. */
+export async function grantPublished(
+  p: Planes,
+  c: Consumer,
+  name: string,
+  what: { serve: boolean; claims: boolean | string[] } = { serve: true, claims: true },
+): Promise<KubeObject> {
+  const b = await waitPublished(p, name);
+  const { exportName, group, plural } = exportOf(b);
+  await grant(c, exportName, { group, plural }, (b.status as { claims: never }).claims, what);
+  return b;
+}
+
+/** Waits until an object satisfies `ok` and returns it. */
+export function waitFor(
+  what: string,
+  read: () => Promise<KubeObject | undefined>,
+  ok: (o: KubeObject) => boolean,
+  timeoutMs = 60_000,
+): Promise<KubeObject> {
+  return eventually(
+    what,
+    async () => {
+      const o = await read();
+      return o && ok(o) ? o : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Waits until `read` returns nothing. */
+export function waitGone(what: string, read: () => Promise<KubeObject | undefined>, timeoutMs = 60_000) {
+  return eventually(what, async () => ((await read()) === undefined ? true : undefined), timeoutMs);
+}
+
+/** The Ready reason of an object is `reason` (optionally on its current generation). */
+export const readyReason =
+  (reason: string, currentGeneration = false) =>
+  (o: KubeObject): boolean => {
+    const r = cond(o, 'Ready');
+    return r?.reason === reason && (!currentGeneration || r.observedGeneration === o.metadata.generation);
+  };
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The ConsumerCluster registration of a consumer. */
+export const registration = (p: Planes, c: Consumer) =>
+  p.management.admin.getOrUndefined({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
+
+/** The cluster ID kgraph gave a consumer. */
+export async function clusterIdOf(p: Planes, c: Consumer): Promise<string> {
+  const o = await waitFor(
+    `${c.name} has a cluster ID`,
+    () => registration(p, c),
+    (x) => Boolean((x.spec as { clusterID?: string }).clusterID),
+  );
+  return (o.spec as { clusterID: string }).clusterID;
+}
+
+/** A consumer cluster's per-blueprint serving entries (§3.3.1 status.blueprints). */
+export interface ServeEntry {
+  name: string;
+  served: boolean;
+  reason: string;
+  message: string;
+}
+
+export function serveEntries(o: KubeObject | undefined): ServeEntry[] {
+  return (o?.status as { blueprints?: ServeEntry[] } | undefined)?.blueprints ?? [];
+}
+
+/** Waits until a consumer cluster's entry for blueprint `name` satisfies `ok` (default: served). */
+export async function waitEntry(
+  p: Planes,
+  c: Consumer,
+  name: string,
+  ok: (e: ServeEntry) => boolean = (e) => e.served,
+): Promise<ServeEntry> {
+  const o = await waitFor(
+    `${c.name}: entry of ${name}`,
+    () => registration(p, c),
+    (x) => serveEntries(x).some((e) => e.name === name && ok(e)),
+  );
+  return serveEntries(o).find((e) => e.name === name) as ServeEntry;
+}
+
+/** A client holding a ServiceAccount token (created if missing) of a plane: that identity, nothing more. */
+export async function serviceAccountClient(admin: RestClient, sa: { namespace: string; name: string }) {
+  const kc = new KubeConfig();
+  kc.loadFromString(await serviceAccountKubeconfig(admin, sa, 7200));
+  return new RestClient(kc);
 }

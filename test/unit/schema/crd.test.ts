@@ -109,10 +109,11 @@ describe('kgraph crd with a full compile', () => {
     assert.match(out.stdout, /# Status field types: the CEL result types of the status expressions/);
   });
 
-  it('leaves fields over unknown kinds untyped and says the RGD does not fully compile', () => {
+  it('leaves fields over unknown kinds untyped, and fails: the RGD does not compile', () => {
     const out = renderCrds(file, text, 'yaml', compileStatusTypes(file));
-    assert.equal(out.exitCode, 0);
-    assert.match(out.stderr, /note: hosteddatabase does not fully compile \(1 error, see kgraph validate\)/);
+    assert.equal(out.exitCode, 1);
+    assert.match(out.stderr, / - error KG\d+: /);
+    assert.match(out.stderr, / - error: hosteddatabase does not compile \(1 error\)/);
     assert.deepEqual(statusOf(out).endpoint, { type: 'string' });
     assert.deepEqual(statusOf(out).vpcID, { 'x-kubernetes-preserve-unknown-fields': true });
   });
@@ -359,9 +360,9 @@ describe('kgraph crd', () => {
     assert.equal(out.stdout, '');
     assert.match(
       out.stderr,
-      /^x\.yaml:9:7: error KG4011: default 'big' is not an integer \(at spec\.schema\.spec\.size\)/,
+      /^x\.yaml:9:7 - error KG4011: default 'big' is not an integer\n {2}spec\.schema\.spec\.size\n/,
     );
-    assert.match(out.stderr, /\n {2}\s{6}size: integer \| default=big\n {2}\s{6}\^/);
+    assert.match(out.stderr, /\n9 {7}size: integer \| default=big\n {8}~~~~\n/);
   });
 
   it('prints one CRD per RGD, separated by ---, and JSON on request', () => {
