@@ -26,6 +26,13 @@ describe('library parts and doc references', () => {
     assert.deepEqual(holding(/\bKi: 10\b/), ['src/cel/lib/quantity.ts']);
     // Duration unit parsing (90s, 2m, 1h30m).
     assert.deepEqual(holding(/\(ms\|h\|m\|s\)|\(h\|m\|s\)/), ['src/cli/duration.ts']);
+    // Directories of inputs are walked by one function (graph/validate.ts expandInputs, also `up`'s);
+    // deploy reads a synth output directory by its record, and the control plane hashes its Go sources.
+    assert.deepEqual(holding(/\breaddirSync\(/).sort(), [
+      'src/deploy/load.ts',
+      'src/graph/validate.ts',
+      'src/kube/localControlPlane.ts',
+    ]);
     // Exposition lines are prom-client's.
     assert.deepEqual(holding(/['`]# (TYPE|HELP) /), []);
   });
