@@ -29,6 +29,7 @@ interface ControllerCliOptions {
   rgdConcurrency: string;
   deleteRgdCrds?: boolean;
   planes?: boolean;
+  planesKcp?: boolean;
   hostKubeconfig?: string;
   planesNamespace: string;
 }
@@ -64,6 +65,10 @@ export function registerControllerCommand(program: Command): void {
     .option(
       '--planes',
       'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',
+    )
+    .option(
+      '--planes-kcp',
+      'with --planes: the kubeconfig points at a kcp provider workspace; publish APIExports and serve the consumers bound to them (docs/kcp.md)',
     )
     .option(
       '--host-kubeconfig <path>',
@@ -116,15 +121,24 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
-      const planes = opts.planes
-        ? new PlanesController({
-            client,
+      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
+      const planes = opts.planesKcp
+        ? new (await import('../../controller/planes/kcp/controller.ts')).KcpPlanesController({
+            provider: client,
             ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
             namespace: opts.planesNamespace,
             installCrds: opts.installCrd,
             log,
           })
-        : undefined;
+        : opts.planes
+          ? new PlanesController({
+              client,
+              ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
+              namespace: opts.planesNamespace,
+              installCrds: opts.installCrd,
+              log,
+            })
+          : undefined;
       if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
