@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
+import { exposition } from '../../controller/metrics.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
@@ -28,6 +29,7 @@ interface ControllerCliOptions {
   rgdConcurrency: string;
   deleteRgdCrds?: boolean;
   planes?: boolean;
+  planesKcp?: boolean;
   hostKubeconfig?: string;
   planesNamespace: string;
 }
@@ -63,6 +65,10 @@ export function registerControllerCommand(program: Command): void {
     .option(
       '--planes',
       'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',
+    )
+    .option(
+      '--planes-kcp',
+      'with --planes: the kubeconfig points at a kcp provider workspace; publish APIExports and serve the consumers bound to them (docs/kcp.md)',
     )
     .option(
       '--host-kubeconfig <path>',
@@ -115,15 +121,24 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
-      const planes = opts.planes
-        ? new PlanesController({
-            client,
+      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
+      const planes = opts.planesKcp
+        ? new (await import('../../controller/planes/kcp/controller.ts')).KcpPlanesController({
+            provider: client,
             ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
             namespace: opts.planesNamespace,
             installCrds: opts.installCrd,
             log,
           })
-        : undefined;
+        : opts.planes
+          ? new PlanesController({
+              client,
+              ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
+              namespace: opts.planesNamespace,
+              installCrds: opts.installCrd,
+              log,
+            })
+          : undefined;
       if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
@@ -146,7 +161,8 @@ export function registerControllerCommand(program: Command): void {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => controller.metrics?.render() ?? '',
+            // prom-client: the controller's registry plus the process and runtime metrics.
+            metrics: exposition(controller.metrics ? [controller.metrics.registry] : []),
             ...(same
               ? {
                   healthy: () => true,
