@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the blueprint quotes a kgraph ${…} expression
 /**
  * The kcp harness (tools/kcp-testenv, src/kube/kcpControlPlane.ts) on a real kcp v0.30.0: it starts on
  * loopback with ports of its own, creates the workspaces asked for, each a logical cluster of its own
@@ -8,8 +9,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { waitForCrd } from '../../src/controller/crd.ts';
+import { blueprintCrd } from '../../src/controller/planes/crds.ts';
+import { APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
 import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/kube/kcpControlPlane.ts';
 import { RestClient } from '../../src/kube/rest.ts';
+import { freePort, spawnController, waitReadyz } from '../support/controllerProcess.ts';
+import { eventually } from '../support/kube.ts';
 
 describe('kcp harness', () => {
   let kcp: KcpControlPlane;
@@ -70,6 +76,70 @@ describe('kcp harness', () => {
       for (const r of ['apiexports', 'apibindings', 'apiresourceschemas', 'apiexportendpointslices'])
         assert.ok(names.has(r), `${r} served (got ${[...names].join(', ')})`);
     } finally {
+      provider.close();
+    }
+  });
+
+  it('kgraph controller --planes --planes-kcp publishes a blueprint of the provider workspace as an APIExport', async () => {
+    const ws = await kcp.workspace('provider');
+    const provider = new RestClient(ws.kc);
+    const port = await freePort();
+    const child = spawnController(ws.kubeconfigPath, port, [
+      '--no-graphs',
+      '--no-rgds',
+      '--planes',
+      '--planes-kcp',
+    ]);
+    try {
+      const crd = blueprintCrd();
+      await provider.apply(crd, { fieldManager: 'test', force: true });
+      await waitForCrd(provider, crd.metadata.name ?? '', 60_000);
+      await waitReadyz(port, 'kcp planes controller ready', 60_000);
+      await provider.apply(
+        {
+          apiVersion: 'krop.opendefense.cloud/v1alpha1',
+          kind: 'ResourceGraphDefinition',
+          metadata: { name: 'note' },
+          spec: {
+            schema: { apiVersion: 'v1alpha1', kind: 'Note', spec: { text: 'string' } },
+            resources: [
+              {
+                id: 'record',
+                target: 'provider',
+                template: {
+                  apiVersion: 'v1',
+                  kind: 'ConfigMap',
+                  metadata: { name: 'note', namespace: 'default' },
+                  data: { text: '${schema.spec.text}' },
+                },
+              },
+            ],
+          },
+        },
+        { fieldManager: 'test', force: true },
+      );
+      await eventually(
+        'note Published',
+        async () => {
+          const bp = await provider.get({
+            apiVersion: 'krop.opendefense.cloud/v1alpha1',
+            kind: 'ResourceGraphDefinition',
+            name: 'note',
+          });
+          const conds = (bp.status as { conditions?: { type: string; reason: string }[] } | undefined)
+            ?.conditions;
+          return conds?.find((c) => c.type === 'Ready')?.reason === 'Published' || undefined;
+        },
+        60_000,
+      );
+      const exp = await provider.get({
+        apiVersion: APIS_KCP_V1ALPHA2,
+        plural: 'apiexports',
+        name: 'notes.krop.opendefense.cloud',
+      });
+      assert.deepEqual((exp.spec as { permissionClaims?: unknown[] }).permissionClaims ?? [], []);
+    } finally {
+      child.kill('SIGTERM');
       provider.close();
     }
   });

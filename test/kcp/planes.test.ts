@@ -16,7 +16,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decorate } from '../../src/controller/planes/chain.ts';
 import type { KcpPlanesController } from '../../src/controller/planes/kcp/controller.ts';
+import { recordObject } from '../../src/controller/planes/liveness.ts';
 import { livenessRecordName, qualifiedName } from '../../src/controller/planes/naming.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
@@ -64,6 +66,16 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
   let controller: KcpPlanesController | undefined;
   let vpcIdentity = '';
   const consumers: Consumer[] = [];
+  const claimDecisions = (configmaps: 'Accepted' | 'Rejected'): ClaimDecision[] => [
+    { group: '', resource: 'configmaps', verbs: CRUD, state: configmaps },
+    {
+      group: 'ec2.services.k8s.aws',
+      resource: 'vpcs',
+      verbs: READ,
+      identityHash: vpcIdentity,
+      state: 'Accepted',
+    },
+  ];
 
   before(async () => {
     let t = Date.now();
@@ -134,22 +146,12 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     );
     timings.publishMs = Date.now() - t;
     t = Date.now();
-    const claims = (configmaps: 'Accepted' | 'Rejected'): ClaimDecision[] => [
-      { group: '', resource: 'configmaps', verbs: CRUD, state: configmaps },
-      {
-        group: 'ec2.services.k8s.aws',
-        resource: 'vpcs',
-        verbs: READ,
-        identityHash: vpcIdentity,
-        state: 'Accepted',
-      },
-    ];
     for (const [i, c] of consumers.entries()) {
       await bind(
         c.admin,
         'hosteddatabases',
         { path: 'root:provider', name: EXPORT },
-        claims(i < 2 ? 'Accepted' : 'Rejected'),
+        claimDecisions(i < 2 ? 'Accepted' : 'Rejected'),
       );
       await eventually('HostedDatabase served', () =>
         c.admin.discovery.resolveKind(HD, 'HostedDatabase').then(() => true),
@@ -283,6 +285,29 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     assert.equal(await getObj(c.admin, 'v1', 'ConfigMap', 'db-connection', TEAM), undefined);
     // The nodes the accepted VPC claim feeds still converge.
     assert.ok(await getObj(host, 'apps/v1', 'Deployment', `${c.ws.cluster}-db`, 'databases'));
+  });
+
+  it('accepting the claim later on the APIBinding lets the child through', async () => {
+    const c = consumers[2] as Consumer;
+    await bind(
+      c.admin,
+      'hosteddatabases',
+      { path: 'root:provider', name: EXPORT },
+      claimDecisions('Accepted'),
+    );
+    const conn = await eventually(
+      'connection written after acceptance',
+      () => getObj(c.admin, 'v1', 'ConfigMap', 'db-connection', TEAM),
+      60_000,
+    );
+    assert.equal((conn.data as Record<string, string>).vpcID, 'vpc-3');
+    await eventually(
+      `${c.ws.path} instance Ready`,
+      async () =>
+        cond(await getObj(c.admin, HD, 'HostedDatabase', 'db', TEAM), 'Ready')?.status === 'True' ||
+        undefined,
+      60_000,
+    );
   });
 
   it('a live blueprint edit republishes a new schema and re-serves the existing instances', async () => {
@@ -427,5 +452,69 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
       }),
       undefined,
     );
+  });
+
+  it('a consumer that unbinds loses its provider and host children; the sweeper keeps a bound one', async () => {
+    const t = Date.now();
+    const b = consumers[1] as Consumer;
+    const c = consumers[2] as Consumer;
+    await b.admin.delete({ apiVersion: APIS_KCP_V1ALPHA2, plural: 'apibindings', name: 'hosteddatabases' });
+    // kcp deletes the bound instances with the binding: kgraph's finalizer path (or, had it missed the
+    // window, the sweeper) reclaims the provider and host children.
+    await eventually(
+      'host Deployment of the unbound consumer gone',
+      async () =>
+        (await getObj(host, 'apps/v1', 'Deployment', `${b.ws.cluster}-db`, 'databases')) ? undefined : true,
+      120_000,
+    );
+    // A record the finalizer path could not reach (as after a controller outage): its provider child is
+    // reclaimed once the virtual workspace refuses the instance GET (no binding any more).
+    const ctx = {
+      clusterID: b.ws.cluster,
+      exportName: EXPORT,
+      instance: { apiVersion: HD, kind: 'HostedDatabase', name: 'lost', namespace: TEAM, uid: 'lost-uid' },
+    };
+    const orphan = decorate(
+      ctx,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lost-registration', namespace: 'default' } },
+      { target: 'provider', resolved: undefined },
+    );
+    await apply(provider, orphan as KubeObject);
+    await apply(
+      provider,
+      recordObject(
+        'kgraph-system',
+        ctx,
+        { provider: ['/v1/ConfigMap'], host: [], consumer: [] },
+        '2020-01-01T00:00:00Z',
+      ),
+    );
+    const later = () => new Date(Date.now() + 2 * 3_600_000);
+    const report = await controller?.sweeper.withClock(later, new Date(Date.now() - 10 * 3_600_000)).sweep();
+    const cInst = await getObj(c.admin, HD, 'HostedDatabase', 'db', TEAM);
+    const cRecord = livenessRecordName(c.ws.cluster, cInst?.metadata.uid ?? '');
+    assert.equal(report?.decisions.get(cRecord), 'alive');
+    assert.equal(report?.decisions.get(livenessRecordName(b.ws.cluster, 'lost-uid')), 'swept');
+    assert.equal(
+      await getObj(provider, 'v1', 'ConfigMap', (orphan.metadata as { name: string }).name, 'default'),
+      undefined,
+    );
+    assert.equal(
+      await getObj(
+        provider,
+        'v1',
+        'ConfigMap',
+        qualifiedName(b.ws.cluster, TEAM, 'db', 'db-registration', 'ConfigMap'),
+        'default',
+      ),
+      undefined,
+    );
+    const { items } = await provider.listAll(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kgraph-system' },
+      { labelSelector: `krop.opendefense.cloud/consumer-cluster=${b.ws.cluster}` },
+    );
+    assert.equal(items.length, 0, 'no liveness record of the unbound consumer');
+    assert.ok(await getObj(host, 'apps/v1', 'Deployment', `${c.ws.cluster}-db`, 'databases'));
+    timings.unbindMs = Date.now() - t;
   });
 });

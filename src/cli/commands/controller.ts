@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import pino from 'pino';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
+import { exposition } from '../../controller/metrics.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
+import { parseDuration } from '../duration.ts';
+import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
 
 interface ControllerCliOptions {
   kubeconfig?: string;
@@ -20,12 +22,14 @@ interface ControllerCliOptions {
   leaseDuration: string;
   installCrd: boolean;
   logLevel: string;
+  logFormat: LogFormat;
   graphs: boolean;
   rgds: boolean;
   rgdSelector?: string;
   rgdConcurrency: string;
   deleteRgdCrds?: boolean;
   planes?: boolean;
+  planesKcp?: boolean;
   hostKubeconfig?: string;
   planesNamespace: string;
   singleReplica?: boolean;
@@ -45,7 +49,11 @@ export function registerControllerCommand(program: Command): void {
     .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
     .option('--leader-elect', 'elect a leader on a Lease before reconciling')
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
-    .option('--lease-duration <seconds>', 'leader Lease duration; renewals every duration/7.5', '15')
+    .option(
+      '--lease-duration <duration>',
+      'leader Lease duration (e.g. 15s; bare numbers are seconds); renewals every duration/7.5',
+      '15s',
+    )
     .option('--no-install-crd', 'do not apply the Graph and RGD CRDs on start')
     .option('--no-graphs', 'do not reconcile Graphs')
     .option('--no-rgds', 'do not reconcile ResourceGraphDefinitions and their instances')
@@ -58,6 +66,10 @@ export function registerControllerCommand(program: Command): void {
     .option(
       '--planes',
       'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',
+    )
+    .option(
+      '--planes-kcp',
+      'with --planes: the kubeconfig points at a kcp provider workspace; publish APIExports and serve the consumers bound to them (docs/kcp.md)',
     )
     .option(
       '--host-kubeconfig <path>',
@@ -73,8 +85,18 @@ export function registerControllerCommand(program: Command): void {
       'with --planes and without --leader-elect: declare this the only replica, so the liveness sweeper may run',
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .option(
+      '--log-format <format>',
+      'auto (readable lines on a terminal, JSON otherwise), text or json',
+      parseLogFormat,
+      'auto' as LogFormat,
+    )
     .action(async (opts: ControllerCliOptions) => {
-      const log = pino({ name: 'kgraph-controller', level: opts.logLevel });
+      // The one duration syntax of every option (duration.ts); bare numbers stay seconds. Checked
+      // before connecting, as every other option.
+      const leaseSeconds = parseDuration(opts.leaseDuration, '--lease-duration') / 1000;
+      if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be positive');
+      const log = commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -104,6 +126,7 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
+      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
       if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
       if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
       if (opts.singleReplica && opts.leaderElect)
@@ -111,27 +134,35 @@ export function registerControllerCommand(program: Command): void {
           '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
         );
       let leader: LeaderElector | undefined;
-      // The planes controller gets a management-cluster client of its own, so its requests are counted
-      // apart (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
-      const planes = opts.planes
-        ? new PlanesController({
-            client:
-              opts.graphs || opts.rgds
-                ? connect(opts.kubeconfig, opts.context ? { context: opts.context } : {})
-                : client,
+      const planes = opts.planesKcp
+        ? new (await import('../../controller/planes/kcp/controller.ts')).KcpPlanesController({
+            provider: client,
             ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
             namespace: opts.planesNamespace,
             installCrds: opts.installCrd,
             log,
-            // §13.4: the sweeper runs on the leader only; without leader election only when the operator
-            // declares a single replica (otherwise it refuses and says so in the log).
-            ...(opts.leaderElect
-              ? { sweepAuthority: { isLeader: () => leader?.isLeader === true } }
-              : opts.singleReplica
-                ? { sweepAuthority: { singleReplica: true as const } }
-                : {}),
           })
-        : undefined;
+        : opts.planes
+          ? new PlanesController({
+              // A management-cluster client of its own, so the planes requests are counted apart
+              // (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
+              client:
+                opts.graphs || opts.rgds
+                  ? connect(opts.kubeconfig, opts.context ? { context: opts.context } : {})
+                  : client,
+              ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
+              namespace: opts.planesNamespace,
+              installCrds: opts.installCrd,
+              log,
+              // §13.4: the sweeper runs on the leader only; without leader election only when the
+              // operator declares a single replica (otherwise it refuses and says so in the log).
+              ...(opts.leaderElect
+                ? { sweepAuthority: { isLeader: () => leader?.isLeader === true } }
+                : opts.singleReplica
+                  ? { sweepAuthority: { singleReplica: true as const } }
+                  : {}),
+            })
+          : undefined;
       // One process, one client: the request counters are process-wide, so one metrics object renders them.
       const controller = {
         metrics: graphs?.metrics ?? rgds?.metrics,
@@ -149,10 +180,14 @@ export function registerControllerCommand(program: Command): void {
       };
       const servers: import('node:http').Server[] = [];
       if (opts.metricsAddr !== '0') {
+        const base = exposition(controller.metrics ? [controller.metrics.registry] : []);
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => (controller.metrics?.render() ?? '') + (planes?.renderMetrics() ?? ''),
+            // prom-client: the controller's registry plus the process and runtime metrics; then the
+            // planes series (rendered from the planes controller's own counters).
+            metrics: async () =>
+              (await base()) + (planes instanceof PlanesController ? planes.renderMetrics() : ''),
             ...(same
               ? {
                   healthy: () => true,
@@ -182,8 +217,6 @@ export function registerControllerCommand(program: Command): void {
       process.once('SIGTERM', () => void shutdown());
       if (opts.leaderElect) {
         const identity = `${hostname()}_${process.pid}`;
-        const leaseSeconds = Number(opts.leaseDuration);
-        if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be a positive number of seconds');
         leader = new LeaderElector({
           client,
           namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',

@@ -53,13 +53,13 @@ export function registerGraphCommand(program: Command): void {
       const render = async (g: CompiledGraph): Promise<string> => {
         switch (format) {
           case 'dot':
-            return toDot(g);
+            return toDot(g, { legend: true });
           case 'mermaid':
             return toMermaid(g);
           case 'json':
             return toJsonGraph(g);
           case 'svg':
-            return toSvg(g);
+            return toSvg(g, { legend: true });
         }
       };
       for (const { r } of graphs) process.stdout.write(await render(r.graph!));

@@ -59,7 +59,8 @@ export interface PlanesControllerOptions {
   now?: () => Date;
   /**
    * Who lets the liveness sweeper run (§13.4, leader only): `{ isLeader }` from the Lease, or
-   * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: no sweep.
+   * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: the
+   * sweeper refuses to sweep (and says so in the log).
    */
   sweepAuthority?: SweepAuthority;
 }
@@ -161,7 +162,7 @@ export class PlanesController {
       publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
       connectionFor: (clusterID) => this.connectionFor(clusterID),
       blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
-      ...(opts.sweepAuthority ? { authority: opts.sweepAuthority } : {}),
+      authority: opts.sweepAuthority ?? { none: true },
     });
   }
 

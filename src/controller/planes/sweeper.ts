@@ -7,7 +7,9 @@
  *
  * Only one process may sweep (§13.4 "on the elected leader only"): the sweeper is told its authority —
  * the Lease (`isLeader`, asked before every sweep) or a declared single replica (leader election off)
- * — and without one, or while the Lease is not held, it refuses to sweep and deletes nothing.
+ * — and with `{ none: true }` (the planes controller's default), or while the Lease is not held, it
+ * refuses to sweep and deletes nothing. A Sweeper built without `authority` at all is unchecked (the
+ * kcp backend's, which runs only after the CLI won the Lease).
  */
 import type { Logger } from 'pino';
 import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
@@ -38,12 +40,12 @@ export interface SweeperDeps {
     withdrawn: boolean;
   };
   blueprintForExport: (exportName: string) => PublishedBlueprint | undefined;
-  /** Absent: the sweeper refuses to run. */
+  /** Who lets this sweeper run; absent: unchecked (see the file comment). */
   authority?: SweepAuthority;
 }
 
 /** Who lets this sweeper run: the leader Lease, or the operator's word that there is one replica. */
-export type SweepAuthority = { isLeader: () => boolean } | { singleReplica: true };
+export type SweepAuthority = { isLeader: () => boolean } | { singleReplica: true } | { none: true };
 
 export type SweepDecision = 'skipped' | 'fresh' | 'alive' | 'kept' | 'swept' | 'failed';
 
@@ -73,10 +75,9 @@ export class Sweeper {
     return new Sweeper({ ...this.deps, now, startedAt });
   }
 
-  /** The same sweeper with another authority (undefined: none, so it refuses). */
-  withAuthority(authority: SweepAuthority | undefined): Sweeper {
-    const { authority: _old, ...rest } = this.deps;
-    return new Sweeper(authority ? { ...rest, authority } : rest);
+  /** The same sweeper with another authority. */
+  withAuthority(authority: SweepAuthority): Sweeper {
+    return new Sweeper({ ...this.deps, authority });
   }
 
   start(): void {
@@ -98,7 +99,8 @@ export class Sweeper {
   /** Why this process may not sweep now, or undefined when it may. */
   refusal(): string | undefined {
     const a = this.deps.authority;
-    if (!a) return 'no sweep authority: run with leader election, or declare a single replica';
+    if (!a) return undefined;
+    if ('none' in a) return 'no sweep authority: run with leader election, or declare a single replica';
     if ('isLeader' in a && !a.isLeader()) return 'not the leader';
     return undefined;
   }

@@ -192,7 +192,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     // refuses and deletes nothing; the same sweeper sweeps once it leads.
     let leading = false;
     const byLease = sweeper().withAuthority({ isLeader: () => leading });
-    for (const s of [byLease, sweeper().withAuthority(undefined)]) {
+    for (const s of [byLease, sweeper().withAuthority({ none: true })]) {
       const refused = await s.sweep();
       assert.match(refused.refused ?? '', /not the leader|no sweep authority/);
       assert.equal(refused.decisions.size, 0);

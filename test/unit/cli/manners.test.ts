@@ -51,6 +51,13 @@ describe('kubectl manners', () => {
     assert.equal(parseDuration('30'), 30_000);
     assert.throws(() => parseDuration('1h30', '--timeout'), /KG6080|--timeout: invalid duration "1h30"/);
     assert.throws(() => parseDuration(''), /invalid duration/);
+    // Every duration flag goes through it: the controller's --lease-duration too (checked before
+    // connecting), and `--log-format` is checked as strictly.
+    const lease = kgraph('controller', '--lease-duration', '1h30', '--kubeconfig', '/nonexistent');
+    assert.equal(lease.status, 1);
+    assert.match(lease.stderr, /KG6080: --lease-duration: invalid duration "1h30"/);
+    const format = kgraph('controller', '--log-format', 'yaml');
+    assert.match(format.stderr, /KG6088: --log-format: unknown format "yaml" \(use auto, text or json\)/);
   });
 
   it('NO_COLOR and --no-color turn colours off on a terminal', () => {

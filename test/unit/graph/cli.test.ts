@@ -123,8 +123,12 @@ describe('kgraph graph', () => {
     assert.match(m.stdout, /subgraph n_backend\["graph backend"\]/);
     const j = kgraph('graph', nesting, '-o', 'json');
     assert.equal(j.code, 0, j.stderr);
-    const g = JSON.parse(j.stdout) as { root: { order: string[] } };
-    assert.deepEqual(g.root.order, ['shared', 'cfg', 'backend', 'reader']);
+    // The documented graph (docs/cli.md): nodes of each frame in topological order.
+    const g = JSON.parse(j.stdout) as { nodes: { id: string; parent: string | null }[] };
+    assert.deepEqual(
+      g.nodes.filter((n) => n.parent === null).map((n) => n.id),
+      ['shared', 'cfg', 'backend', 'reader'],
+    );
   });
 
   test('svg through Graphviz WASM', () => {

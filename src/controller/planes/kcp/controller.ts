@@ -245,6 +245,10 @@ export class KcpPlanesController {
     );
   }
 
+  ready(): boolean {
+    return this.started && (this.blueprintInformer?.hasSynced() ?? false);
+  }
+
   async stop(): Promise<void> {
     this.sweeper.stop();
     await Promise.all([

@@ -1,0 +1,32 @@
+/**
+ * The controller's log: human-readable lines on a terminal (pino-pretty: time, level, message and
+ * fields), JSON lines otherwise (a pipe, a file, a cluster's log collector), as kubectl-era tools do
+ * (issue #17 item 8). `--log-format text|json` overrides the choice; NO_COLOR turns the colours off.
+ */
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { KgraphError } from '../diag/diagnostic.ts';
+
+export type LogFormat = 'auto' | 'text' | 'json';
+
+export function parseLogFormat(text: string): LogFormat {
+  if (text === 'auto' || text === 'text' || text === 'json') return text;
+  throw new KgraphError('KG6088', `--log-format: unknown format "${text}" (use auto, text or json)`);
+}
+
+/** A logger to stdout (fd 1); `auto` is text when stdout is a terminal. */
+export function commandLogger(name: string, level: string, format: LogFormat = 'auto'): Logger {
+  const text = format === 'text' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!text) return pino({ name, level });
+  return pino(
+    { name, level },
+    pretty({
+      // Synchronous: a line is on the terminal before the process goes on (or exits).
+      sync: true,
+      colorize: !process.env.NO_COLOR && process.stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,name',
+      singleLine: true,
+    }),
+  );
+}
