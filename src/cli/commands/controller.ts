@@ -180,14 +180,15 @@ export function registerControllerCommand(program: Command): void {
       };
       const servers: import('node:http').Server[] = [];
       if (opts.metricsAddr !== '0') {
-        const base = exposition(controller.metrics ? [controller.metrics.registry] : []);
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            // prom-client: the controller's registry plus the process and runtime metrics; then the
-            // planes series (rendered from the planes controller's own counters).
-            metrics: async () =>
-              (await base()) + (planes instanceof PlanesController ? planes.renderMetrics() : ''),
+            // prom-client: the controllers' registries (the planes series included) plus the process
+            // and runtime metrics.
+            metrics: exposition([
+              ...(controller.metrics ? [controller.metrics.registry] : []),
+              ...(planes instanceof PlanesController ? [planes.metrics.registry] : []),
+            ]),
             ...(same
               ? {
                   healthy: () => true,

@@ -27,7 +27,7 @@ import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
 import { installPlaneCrds } from './crds.ts';
 import { InstanceReconciler } from './instance.ts';
-import { renderPlanesMetrics } from './metrics.ts';
+import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import {
   BLUEPRINT_PLURAL,
   CONSUMER_KIND,
@@ -89,6 +89,8 @@ export class PlanesController {
   readonly sweeper: Sweeper;
   /** §11.1: child and externalRef watches on every plane, requeueing instances. */
   readonly childWatches: ChildWatches;
+  /** The planes series of `/metrics` (registry merged by `kgraph controller`). */
+  readonly metrics: PlanesMetrics;
   readonly blueprintQueue = new WorkQueue<string>();
   readonly clusterQueue = new WorkQueue<string>();
   readonly instanceQueue = new WorkQueue<string>();
@@ -163,6 +165,16 @@ export class PlanesController {
       connectionFor: (clusterID) => this.connectionFor(clusterID),
       blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
       authority: opts.sweepAuthority ?? { none: true },
+    });
+    this.metrics = new PlanesMetrics({
+      requests: () => this.planeRequests(),
+      instances: () => this.instanceCounts(),
+      reconciles: () => this.reconciles,
+      childWatches: () => this.childWatches.size,
+      childWatchEvents: () => this.childWatches.events,
+      sweepKeptUnreachable: () => this.sweeper.lastReport?.unreachable ?? 0,
+      swept: () => this.sweeper.swept,
+      sweeperLeader: () => this.sweeper.refusal() === undefined,
     });
   }
 
@@ -274,34 +286,28 @@ export class PlanesController {
     await this.crdInformer?.stop();
   }
 
-  /** The planes part of `/metrics` (per-plane requests, instances per blueprint, watches, sweeper). */
-  renderMetrics(): string {
-    const requests: Parameters<typeof renderPlanesMetrics>[0]['requests'] = [
-      { plane: 'provider', counters: this.client.counters },
-    ];
+  /** The planes part of `/metrics` (prom-client text). */
+  renderMetrics(): Promise<string> {
+    return this.metrics.render();
+  }
+
+  private planeRequests(): PlaneRequests[] {
+    const requests: PlaneRequests[] = [{ plane: 'provider', counters: this.client.counters }];
     if (this.host) requests.push({ plane: 'host', counters: this.host.counters });
     for (const [name, s] of [...this.clusters].sort(([a], [b]) => a.localeCompare(b)))
       if (s.conn) requests.push({ plane: 'consumer', cluster: name, counters: s.conn.client.counters });
-    const instances = [...this.loops.values()]
-      .map((l) => {
-        const all = l.informer.list();
-        return {
-          blueprint: l.bp.name,
-          cluster: l.conn.name,
-          instances: all.length,
-          ready: all.filter((o) => previous(o).some((c) => c.type === 'Ready' && c.status === 'True')).length,
-        };
-      })
-      .sort((a, b) => `${a.blueprint}|${a.cluster}`.localeCompare(`${b.blueprint}|${b.cluster}`));
-    return renderPlanesMetrics({
-      requests,
-      instances,
-      reconciles: this.reconciles,
-      childWatches: this.childWatches.size,
-      childWatchEvents: this.childWatches.events,
-      sweepKeptUnreachable: this.sweeper.lastReport?.unreachable ?? 0,
-      swept: this.sweeper.swept,
-      isLeader: this.sweeper.refusal() === undefined,
+    return requests;
+  }
+
+  private instanceCounts(): InstanceCount[] {
+    return [...this.loops.values()].map((l) => {
+      const all = l.informer.list();
+      return {
+        blueprint: l.bp.name,
+        cluster: l.conn.name,
+        instances: all.length,
+        ready: all.filter((o) => previous(o).some((c) => c.type === 'Ready' && c.status === 'True')).length,
+      };
     });
   }
 

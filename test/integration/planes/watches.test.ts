@@ -197,16 +197,16 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
 
   it('metrics: requests per plane and instances per blueprint, counting (issue #14 item 6)', async () => {
     assert.ok(controller);
-    const series = (): Map<string, number> =>
+    const series = async (): Promise<Map<string, number>> =>
       new Map(
-        (controller?.renderMetrics() ?? '')
+        ((await controller?.renderMetrics()) ?? '')
           .split('\n')
           .filter((l) => l !== '' && !l.startsWith('#'))
           .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
       );
     const req = (plane: string, verb: string, cluster?: string) =>
       `kgraph_planes_api_requests_total{plane="${plane}"${cluster ? `,cluster="${cluster}"` : ''},verb="${verb}"}`;
-    const m1 = series();
+    const m1 = await series();
     for (const k of [req('consumer', 'apply', c.name), req('provider', 'apply'), req('host', 'apply')])
       assert.ok((m1.get(k) ?? 0) > 0, `${k} counts`);
     assert.equal(m1.get(`kgraph_planes_instances{blueprint="watched",cluster="${c.name}"}`), 1);
@@ -224,7 +224,7 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     });
     await eventually('host child back', async () => ((await hget('demo-hosted')) ? true : undefined));
     await controller.idle();
-    const m2 = series();
+    const m2 = await series();
     assert.ok((m2.get(req('host', 'apply')) ?? 0) > (m1.get(req('host', 'apply')) ?? 0));
     assert.equal(m2.get(req('consumer', 'create', c.name)), m1.get(req('consumer', 'create', c.name)));
   });
