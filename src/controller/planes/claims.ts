@@ -143,3 +143,48 @@ export function generatedRoles(
     },
   ];
 }
+
+/** A subject of the bindings a consumer creates (`ConsumerCluster.status.identity`, or given by hand). */
+export interface RbacSubject {
+  kind: 'ServiceAccount' | 'User' | 'Group';
+  name: string;
+  /** ServiceAccounts only. */
+  namespace?: string;
+}
+
+export const bindingName = (role: string): string => role.replaceAll(':', '-');
+
+type Binding = {
+  apiVersion: 'rbac.authorization.k8s.io/v1';
+  kind: 'ClusterRoleBinding' | 'RoleBinding';
+  metadata: { name: string; namespace?: string };
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io'; kind: 'ClusterRole'; name: string };
+  subjects: { kind: string; name: string; namespace?: string; apiGroup?: string }[];
+};
+
+/** The binding(s) of a generated ClusterRole to a subject: cluster-wide, or RoleBindings in `namespaces`. */
+export function roleBindings(role: string, subject: RbacSubject, namespaces?: readonly string[]): Binding[] {
+  const subjects = [
+    subject.kind === 'ServiceAccount'
+      ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace ?? 'default' }
+      : { kind: subject.kind, name: subject.name, apiGroup: 'rbac.authorization.k8s.io' },
+  ];
+  const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role } as const;
+  if (namespaces)
+    return namespaces.map((ns) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: bindingName(role), namespace: ns },
+      roleRef,
+      subjects,
+    }));
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: bindingName(role) },
+      roleRef,
+      subjects,
+    },
+  ];
+}

@@ -5,6 +5,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { bindingName, roleBindings } from './claims.ts';
 
 const FM = 'kgraph-consumer-setup';
 
@@ -45,7 +46,7 @@ export async function serviceAccountKubeconfig(
 }
 
 /** The binding name of a generated role (`:` is not allowed in every tool's names). */
-export const bindingName = (role: string): string => role.replaceAll(':', '-');
+export { bindingName };
 
 /** Binds a ClusterRole to the subject cluster-wide, or with RoleBindings in `namespaces`. */
 export async function bindRole(
@@ -54,24 +55,6 @@ export async function bindRole(
   sa: Subject,
   namespaces?: readonly string[],
 ): Promise<void> {
-  const subjects = [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }];
-  const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role };
-  const bindings: KubeObject[] = namespaces
-    ? namespaces.map((ns) => ({
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: bindingName(role), namespace: ns },
-        roleRef,
-        subjects,
-      }))
-    : [
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: bindingName(role) },
-          roleRef,
-          subjects,
-        },
-      ];
-  for (const b of bindings) await admin.apply(b, { fieldManager: FM, force: true });
+  const bindings = roleBindings(role, { kind: 'ServiceAccount', ...sa }, namespaces);
+  for (const b of bindings) await admin.apply(b as unknown as KubeObject, { fieldManager: FM, force: true });
 }

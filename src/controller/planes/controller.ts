@@ -106,6 +106,8 @@ export class PlanesController {
   private running: Promise<void>[] = [];
   private started = false;
   readonly startedAt: Date;
+  /** Instance reconciles running now, per ConsumerCluster name (deregistration waits for them). */
+  private readonly inflight = new Map<string, Set<Promise<unknown>>>();
   /** Instance reconciles by outcome (metrics). */
   private readonly reconciles = new Map<string, number>();
 
@@ -416,6 +418,9 @@ export class PlanesController {
       if (!finalizers.includes(FINALIZER_CLUSTER)) return undefined;
       const state = this.clusters.get(name);
       await this.stopCluster(name, false);
+      // A reconcile already under way (a watch event, a heartbeat) would write its children and liveness
+      // record again after the cleanup: let it finish first; no new one starts (the loops are gone).
+      await Promise.allSettled([...(this.inflight.get(name) ?? [])]);
       await cleanupCluster({
         provider: this.client,
         host: this.host,
@@ -686,11 +691,17 @@ export class PlanesController {
     if (!current || current.specHash !== loop.bp.specHash) return undefined; // a restart is under way
     const inst = loop.informer.get(loop.bp.namespaced ? ns : undefined, name);
     let out: Awaited<ReturnType<InstanceReconciler['reconcile']>>;
+    const running = this.instances.reconcile(loop.bp, loop.conn, inst);
+    const set = this.inflight.get(cluster) ?? new Set<Promise<unknown>>();
+    this.inflight.set(cluster, set);
+    set.add(running);
     try {
-      out = await this.instances.reconcile(loop.bp, loop.conn, inst);
+      out = await running;
     } catch (e) {
       this.reconciles.set('error', (this.reconciles.get('error') ?? 0) + 1);
       throw e;
+    } finally {
+      set.delete(running);
     }
     const outcome = out.kind === 'reconciled' ? (out.ready ? 'ready' : 'notReady') : out.kind;
     this.reconciles.set(outcome, (this.reconciles.get(outcome) ?? 0) + 1);
