@@ -5,7 +5,7 @@
 import http from 'node:http';
 
 export interface Endpoints {
-  metrics?: () => string;
+  metrics?: () => string | Promise<string>;
   healthy?: () => boolean;
   ready?: () => boolean;
 }
@@ -26,8 +26,17 @@ export async function serve(addr: string, endpoints: Endpoints): Promise<http.Se
       res.writeHead(code, { 'Content-Type': type });
       res.end(body);
     };
-    if (path === '/metrics' && endpoints.metrics)
-      return text(200, endpoints.metrics(), 'text/plain; version=0.0.4');
+    if (path === '/metrics' && endpoints.metrics) {
+      const metrics = endpoints.metrics;
+      void (async () => {
+        try {
+          text(200, await metrics(), 'text/plain; version=0.0.4');
+        } catch (err) {
+          text(500, `metrics: ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      })();
+      return;
+    }
     if (path === '/healthz' && endpoints.healthy)
       return endpoints.healthy() ? text(200, 'ok\n') : text(500, 'unhealthy\n');
     if (path === '/readyz' && endpoints.ready)

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
+import { exposition } from '../../controller/metrics.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
@@ -160,7 +161,8 @@ export function registerControllerCommand(program: Command): void {
         const same = opts.metricsAddr === opts.healthAddr;
         servers.push(
           await serve(opts.metricsAddr, {
-            metrics: () => controller.metrics?.render() ?? '',
+            // prom-client: the controller's registry plus the process and runtime metrics.
+            metrics: exposition(controller.metrics ? [controller.metrics.registry] : []),
             ...(same
               ? {
                   healthy: () => true,

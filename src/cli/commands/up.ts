@@ -12,17 +12,8 @@
  * dir reuses the running controller instead of starting a rival, and `down` knows what to stop.
  */
 import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, extname, join, relative, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { Listr } from 'listr2';
 import pino from 'pino';
@@ -33,6 +24,7 @@ import { RgdController } from '../../controller/rgd/controller.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
+import { expandInputs } from '../../graph/validate.ts';
 import { connect } from '../../kube/connect.ts';
 import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
 import { repoRoot } from '../../kube/localControlPlane.ts';
@@ -78,16 +70,13 @@ export interface LoadedDocument {
   object: KubeObject;
 }
 
+/**
+ * The YAML files under `path`, recursively and sorted: the walker `kgraph validate` uses
+ * (graph/validate.ts, one for every command); a missing directory holds none.
+ */
 function yamlFiles(path: string): string[] {
   if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((f) => {
-      const p = join(path, f);
-      if (statSync(p).isDirectory()) return yamlFiles(p);
-      return ['.yaml', '.yml'].includes(extname(f)) ? [p] : [];
-    });
+  return expandInputs([path], []);
 }
 
 /** Every Kubernetes object in the YAML files under `path` (recursively, sorted by path). */

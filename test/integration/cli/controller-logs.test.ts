@@ -26,7 +26,12 @@ describe('controller logs', () => {
   });
 
   /** Runs the controller (on a terminal when `tty`) until its output matches `until`; returns the output. */
-  async function run(tty: boolean, extra: string[], until: RegExp): Promise<string> {
+  async function run(
+    tty: boolean,
+    extra: string[],
+    until: RegExp,
+    probe?: (port: number) => Promise<void>,
+  ): Promise<string> {
     const port = await freePort();
     const args = [
       'bin/kgraph.js',
@@ -62,6 +67,7 @@ describe('controller logs', () => {
       async () => (until.test(out) ? true : undefined),
       60_000,
     );
+    await probe?.(port);
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill('SIGTERM');
     await exited;
@@ -74,6 +80,17 @@ describe('controller logs', () => {
     assert.match(line, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: controller started \{/);
     assert.match(line, new RegExp(`"namespaces":\\["${ns}"\\]`));
     assert.doesNotMatch(out, /^\{"level":/m);
+  });
+
+  it("serves /metrics through prom-client: the controller's and the process/runtime metrics (#17 item 14)", async () => {
+    let text = '';
+    await run(false, [], /controller started/, async (port) => {
+      text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    });
+    assert.match(text, /^kgraph_api_requests_total\{verb="list"\} \d+$/m);
+    assert.match(text, /^# TYPE kgraph_reconcile_duration_seconds histogram$/m);
+    assert.match(text, /^process_cpu_seconds_total \d/m);
+    assert.match(text, /^nodejs_eventloop_lag_seconds \d/m);
   });
 
   it('to a pipe: JSON lines; --log-format text and json override the choice', async () => {

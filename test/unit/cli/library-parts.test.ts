@@ -19,6 +19,36 @@ describe('library parts and doc references', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('one quantity implementation (the exact CEL one, used by the SDK), one duration parser, no hand-written Prometheus text', () => {
+    const rel = (f: string) => f.slice(root.length + 1);
+    const holding = (re: RegExp) => sources.filter((f) => re.test(readFileSync(f, 'utf8'))).map(rel);
+    // Quantity suffix tables (Ki…Ei).
+    assert.deepEqual(holding(/\bKi: 10\b/), ['src/cel/lib/quantity.ts']);
+    // Duration unit parsing (90s, 2m, 1h30m).
+    assert.deepEqual(holding(/\(ms\|h\|m\|s\)|\(h\|m\|s\)/), ['src/cli/duration.ts']);
+    // Directories of inputs are walked by one function (graph/validate.ts expandInputs, also `up`'s);
+    // deploy reads a synth output directory by its record, and the control plane hashes its Go sources.
+    assert.deepEqual(holding(/\breaddirSync\(/).sort(), [
+      'src/deploy/load.ts',
+      'src/graph/validate.ts',
+      'src/kube/localControlPlane.ts',
+    ]);
+    // Exposition lines are prom-client's.
+    assert.deepEqual(holding(/['`]# (TYPE|HELP) /), []);
+  });
+
+  it("the SDK's quantities are the CEL library's", async () => {
+    const sdk = await import('../../../src/sdk/index.ts');
+    const { Quantity } = await import('../../../src/cel/lib/quantity.ts');
+    const q = sdk.parseQuantity('1Gi');
+    assert.ok(q instanceof Quantity);
+    assert.equal(sdk.compareQuantity(q, sdk.parseQuantity('1024Mi')!), 0);
+    assert.equal(sdk.compareQuantity(sdk.parseQuantity('250m')!, sdk.parseQuantity('0.5')!), -1);
+    assert.equal(sdk.parseQuantity('lots'), undefined);
+    // Kubernetes' own reading, which a second implementation got wrong: "+" and ".5" are quantities.
+    assert.ok(sdk.parseQuantity('.5') instanceof Quantity);
+  });
+
   it('every docs/*.md page the sources mention exists', () => {
     const missing: string[] = [];
     for (const f of sources)

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ControllerMetrics } from '../../../src/controller/metrics.ts';
+import { ControllerMetrics, exposition } from '../../../src/controller/metrics.ts';
 import { parseAddr } from '../../../src/controller/server.ts';
 import { parseStatus, statusEqual, statusJson } from '../../../src/controller/status.ts';
 import { RequestCounters } from '../../../src/kube/index.ts';
 
 describe('controller metrics, addresses and status', () => {
-  it('renders Prometheus text with reconciles, durations, requests by verb and queue depth', () => {
+  it('renders Prometheus text with reconciles, durations, requests by verb and queue depth', async () => {
     const counters = new RequestCounters();
     counters.inc('apply');
     counters.inc('apply');
@@ -14,7 +14,7 @@ describe('controller metrics, addresses and status', () => {
     const m = new ControllerMetrics(counters, { queueDepth: () => 3, graphs: () => 2, informers: () => 5 });
     m.observeReconcile('converged', 0.02);
     m.observeReconcile('waiting', 2);
-    const text = m.render();
+    const text = await m.render();
     assert.match(text, /^kgraph_reconciles_total\{result="converged"\} 1$/m);
     assert.match(text, /^kgraph_reconcile_duration_seconds_bucket\{le="0.025"\} 1$/m);
     assert.match(text, /^kgraph_reconcile_duration_seconds_bucket\{le="\+Inf"\} 2$/m);
@@ -23,6 +23,21 @@ describe('controller metrics, addresses and status', () => {
     assert.match(text, /^kgraph_api_requests_total\{verb="get"\} 1$/m);
     assert.match(text, /^kgraph_workqueue_depth 3$/m);
     assert.equal(m.reconcileCount(), 2);
+    assert.match(text, /^# TYPE kgraph_reconcile_duration_seconds histogram$/m);
+  });
+
+  it("exposes the process and Node.js runtime metrics beside the controller's (prom-client)", async () => {
+    const m = new ControllerMetrics(new RequestCounters(), {
+      queueDepth: () => 0,
+      graphs: () => 0,
+      informers: () => 0,
+    });
+    const text = await exposition([m.registry])();
+    assert.match(text, /^kgraph_workqueue_depth 0$/m);
+    assert.match(text, /^process_cpu_user_seconds_total \d/m);
+    assert.match(text, /^process_resident_memory_bytes \d+/m);
+    assert.match(text, /^nodejs_eventloop_lag_seconds \d/m);
+    assert.match(text, /^nodejs_heap_size_used_bytes \d+/m);
   });
 
   it('parses listen addresses', () => {
