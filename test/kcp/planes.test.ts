@@ -393,11 +393,8 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     );
     assert.match(blocked.message, /resource credentials/);
     assert.equal(await getObj(a.admin, 'v1', 'Secret', 'db-credentials', TEAM), undefined);
-    assert.equal(
-      ((await getObj(a.admin, 'v1', 'ConfigMap', 'db-connection', TEAM))?.data as Record<string, string>)
-        .extra,
-      'edited',
-    );
+    const edited = await getObj(a.admin, 'v1', 'ConfigMap', 'db-connection', TEAM);
+    assert.equal((edited?.data as Record<string, string> | undefined)?.extra, 'edited');
     await bind(a.admin, 'hosteddatabases', { path: 'root:provider', name: EXPORT }, [
       ...claimDecisions('Accepted'),
       { group: '', resource: 'secrets', verbs: CRUD, state: 'Accepted' },
