@@ -1,8 +1,7 @@
-// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The Graph controller against a fresh local control plane: how long 100 Graphs of 10 nodes (one def,
- * nine ConfigMap templates, eight of them reading the first) take to converge, and how many requests of
- * each verb a steady-state resync of all of them makes.
+ * The Graph controller against a fresh local control plane: how long 100 Graphs of 10 nodes
+ * (bench/workload.ts `fanOutGraphOf`: one def, nine ConfigMap templates, eight reading the first) take
+ * to converge, and how many requests of each verb a steady-state resync of all of them makes.
  *
  * Run: node --import tsx bench/controller.bench.ts [--write] [--graphs N] [--concurrency N]
  * With --write the table replaces the `## Graph controller` section of bench/README.md.
@@ -17,6 +16,7 @@ import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import { loadAverage, measuredBy, writeReadmeSection } from './support.ts';
+import { benchNamespace, fanOutGraphOf, isReady } from './workload.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -34,20 +34,7 @@ const ns = 'bench';
 const lines: string[] = [];
 let controller: GraphController | undefined;
 try {
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await admin.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name: 'all', namespace: ns },
-    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
-  });
-  await admin.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'all', namespace: ns },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'all' },
-    subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: ns }],
-  });
+  await benchNamespace(admin, ns);
   controller = new GraphController({
     client: new RestClient(kc),
     namespaces: [ns],
@@ -57,48 +44,16 @@ try {
   await controller.start();
   const c = controller;
 
-  const graphOf = (i: number) => ({
-    apiVersion: 'kro.run/v1alpha1',
-    kind: 'Graph',
-    metadata: { name: `g${i}`, namespace: ns },
-    spec: {
-      nodes: [
-        { id: 'cfg', def: { prefix: `g${i}` } },
-        {
-          id: 'base',
-          template: {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: '${cfg.prefix}-base' },
-            data: { v: '1' },
-          },
-        },
-        ...Array.from({ length: 8 }, (_, k) => ({
-          id: `leaf${k}`,
-          template: {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: `\${cfg.prefix}-leaf${k}` },
-            data: { from: '${base.metadata.name}' },
-          },
-        })),
-      ],
-    },
-  });
   const ready = async (): Promise<number> => {
     const list = await admin.listAll({ apiVersion: 'kro.run/v1alpha1', kind: 'Graph', namespace: ns });
-    return list.items.filter((g) =>
-      ((g.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some(
-        (x) => x.type === 'Ready' && x.status === 'True',
-      ),
-    ).length;
+    return list.items.filter(isReady).length;
   };
 
   const t0 = performance.now();
   const before = c.client.counters.snapshot();
   const rc0 = c.metrics.reconcileCount();
   const rs0 = c.metrics.reconcileSeconds;
-  await Promise.all(Array.from({ length: GRAPHS }, (_, i) => admin.create(graphOf(i))));
+  await Promise.all(Array.from({ length: GRAPHS }, (_, i) => admin.create(fanOutGraphOf(i, ns))));
   while ((await ready()) < GRAPHS) await new Promise((r) => setTimeout(r, 100));
   const convergeMs = performance.now() - t0;
   const convergeCounts = diffCounts(before, c.client.counters.snapshot());

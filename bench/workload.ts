@@ -3,7 +3,8 @@
  * The workload of issue #15's comparison: per instance five children — a ConfigMap, a Secret, a
  * ServiceAccount, a ClusterIP Service and a second ConfigMap reading the first through CEL — as a Graph
  * (`graphOf`) and as the plain objects a bare server-side-apply loop writes (`childrenOf`, the same
- * 1,000 objects for 200 instances). Shared by converge.bench.ts, bare-ssa.bench.ts and vs-kro/.
+ * 1,000 objects for 200 instances). Shared by converge.bench.ts, bare-ssa.bench.ts, memory.bench.ts and
+ * controller.bench.ts (which uses the wider `fanOutGraphOf`).
  */
 
 import { pool } from '../src/controller/core/apply.ts';
@@ -72,6 +73,42 @@ export async function bareApplyLoop(
     await client.apply(o, { fieldManager: 'bench-bare', force: true });
   });
   return performance.now() - t0;
+}
+
+/**
+ * A wider Graph (bench/controller.bench.ts): one def, a base ConfigMap named from it and `leaves`
+ * ConfigMaps reading the base (two apply layers).
+ */
+export function fanOutGraphOf(i: number, namespace: string, leaves = 8): KubeObject {
+  const name = instanceName(i);
+  return {
+    apiVersion: 'kro.run/v1alpha1',
+    kind: 'Graph',
+    metadata: { name, namespace },
+    spec: {
+      nodes: [
+        { id: 'cfg', def: { prefix: name } },
+        {
+          id: 'base',
+          template: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${cfg.prefix}-base' },
+            data: { v: '1' },
+          },
+        },
+        ...Array.from({ length: leaves }, (_, k) => ({
+          id: `leaf${k}`,
+          template: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `\${cfg.prefix}-leaf${k}` },
+            data: { from: '${base.metadata.name}' },
+          },
+        })),
+      ],
+    },
+  };
 }
 
 /** A namespace whose `default` ServiceAccount may do anything in it (the Graphs run as it). */

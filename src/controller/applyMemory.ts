@@ -57,22 +57,41 @@ function rvOf(o: Record<string, unknown> | undefined): string | undefined {
   return typeof rv === 'string' ? rv : undefined;
 }
 
-/** The object without what a no-op apply may legitimately differ in (resourceVersion, field times). */
-function stored(o: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The object without what a no-op apply may legitimately differ in (resourceVersion, field times),
+ * and with only the managedFields entries of `managers` when given.
+ */
+function stored(o: Record<string, unknown>, managers?: ReadonlySet<string>): Record<string, unknown> {
   const meta = { ...(o.metadata as Record<string, unknown> | undefined) };
   delete meta.resourceVersion;
   if (Array.isArray(meta.managedFields)) {
-    meta.managedFields = meta.managedFields.map((e) => {
-      const { time: _t, ...rest } = e as Record<string, unknown>;
-      return rest;
-    });
+    meta.managedFields = meta.managedFields
+      .filter((e) => !managers || managers.has(String((e as { manager?: unknown }).manager ?? '')))
+      .map((e) => {
+        const { time: _t, ...rest } = e as Record<string, unknown>;
+        return rest;
+      });
   }
   return { ...o, metadata: meta };
 }
 
-/** A dry run left the object as observed. */
-export function sameStored(dryRun: Record<string, unknown>, observed: Record<string, unknown>): boolean {
-  return jsonEqual(stored(dryRun), stored(observed));
+/**
+ * A dry run left the object as observed. With `manager`, the observed object may come from a cache that keeps only
+ * some managers' entries (watches.ts `keepManager`): the dry run's entries are compared for those
+ * managers and the applying one (an apply that changes another manager's entry changes its own too).
+ */
+export function sameStored(
+  dryRun: Record<string, unknown>,
+  observed: Record<string, unknown>,
+  manager?: string,
+): boolean {
+  if (manager === undefined) return jsonEqual(stored(dryRun), stored(observed));
+  const entries = (observed.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+  const managers = new Set<string>(
+    Array.isArray(entries) ? entries.map((e) => String((e as { manager?: unknown }).manager ?? '')) : [],
+  );
+  managers.add(manager);
+  return jsonEqual(stored(dryRun, managers), stored(observed, managers));
 }
 
 /** `memory.needsApply`, or the local check alone without a memory. */
@@ -123,7 +142,7 @@ export class ApplyMemory {
       if (isApiError(e)) return true; // a conflict or a refusal: the real apply reports it
       throw e;
     }
-    if (!sameStored(result, t.observed)) return true;
+    if (!sameStored(result, t.observed, t.manager)) return true;
     this.stats.dryRunNoops += 1;
     this.set(key, { digest, rv });
     return false;

@@ -6,6 +6,7 @@
 import pino, { type Logger } from 'pino';
 import {
   crdApiVersions,
+  dropManagedFields,
   Informer,
   type KubeObject,
   objectKey,
@@ -17,7 +18,13 @@ import { InterestRoutes } from './core/routes.ts';
 import { installGraphCrd } from './crd.ts';
 import { GraphCompiler } from './engine.ts';
 import { ControllerMetrics } from './metrics.ts';
-import { GRAPH_API_VERSION, GRAPH_PLURAL, serviceAccountUser } from './names.ts';
+import {
+  CONTROLLER_MANAGER,
+  GRAPH_API_VERSION,
+  GRAPH_PLURAL,
+  isGraphManager,
+  serviceAccountUser,
+} from './names.ts';
 import { RbacWatch } from './rbacChanges.ts';
 import { ReadAccess } from './readAccess.ts';
 import { GraphReconciler, type ReconcileOutcome, serviceAccountNameOf } from './reconciler.ts';
@@ -84,6 +91,9 @@ export class GraphController {
       resyncMs: opts.resyncMs ?? 36_000_000,
       onEvent: (e) => this.route(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
+      // The reconciler reads the field sets of its own managers only (no-op applies, ownership of
+      // UIDs, releases); other managers' entries are dropped from the cache.
+      keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
     });
     this.reads = new ReadAccess(this.client, (av, k) => this.watches.resourceOf(av, k), {
       ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
@@ -97,7 +107,7 @@ export class GraphController {
       client: this.client,
       watches: this.watches,
       reads: this.reads,
-      compiler: new GraphCompiler(this.client),
+      compiler: new GraphCompiler(this.client, { share: true, slim: true }),
       graphs: { get: (ns, name) => this.getGraph(ns, name) },
       log: this.log,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
@@ -121,6 +131,9 @@ export class GraphController {
         target: { apiVersion: GRAPH_API_VERSION, plural: GRAPH_PLURAL, ...(ns ? { namespace: ns } : {}) },
         resyncMs: this.opts.resyncMs ?? 36_000_000,
         onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
+        // Nothing reads who owns a Graph's fields (status is forced, the finalizer is a preconditioned
+        // patch, the compiler drops them): about half of each cached Graph.
+        transform: dropManagedFields,
       });
       const enqueue = (o: KubeObject): void =>
         this.enqueue(objectKey(o.metadata.namespace, o.metadata.name ?? ''), 'graph');

@@ -4,12 +4,13 @@
  * fallback for scopes), and evaluate it against an observed state. The reconciler depends only on
  * the two functions here.
  */
+import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { builtinKindResolver } from '../graph/builtinKinds.ts';
 import { compileDocument } from '../graph/compile.ts';
 import { chainResolvers } from '../graph/kinds.ts';
-import type { CompiledGraph } from '../graph/model.ts';
+import type { CompiledFrame, CompiledGraph } from '../graph/model.ts';
 import { typecheckGraph } from '../graph/typecheck.ts';
 import { parseYamlFile, type SourceFile } from '../graph/yamlTree.ts';
 import type { RestClient } from '../kube/index.ts';
@@ -30,19 +31,84 @@ export interface CompileOutcome {
   source?: SourceFile;
 }
 
-/** Compiles Graph objects against a live cluster's schemas. `invalidate()` after CRD changes. */
+/** An accepted compile shared by every Graph with the same spec (see `GraphCompiler`). */
+interface SharedCompile {
+  root: WeakRef<CompiledFrame>;
+  rest: Omit<CompiledGraph, 'root' | 'name' | 'namespace' | 'file'>;
+}
+
+/**
+ * Compiles Graph objects against a live cluster's schemas. `invalidate()` after CRD changes.
+ *
+ * Graphs with the same spec (one Graph applied to many namespaces, stamped copies) share one compiled
+ * graph: the compile reads nothing of the Graph but its spec (and its name and namespace, which only
+ * label the result), so an accepted result is kept by the spec's hash and handed to the next Graph
+ * with that spec as a copy that differs only in name, namespace and file — no YAML parse, no type
+ * check, one model in memory. The cache holds the shared model weakly: it lives as long as a Graph
+ * uses it. Rejected compiles are never shared (their diagnostics name the Graph).
+ */
 export class GraphCompiler {
   private readonly live: KubeLive;
+  private readonly shared = new Map<string, SharedCompile>();
+  private readonly collected = new FinalizationRegistry<string>((key) => {
+    if (this.shared.get(key)?.root.deref() === undefined) this.shared.delete(key);
+  });
+  /** Compiles answered from the shared cache (tests, benchmarks). */
+  sharedHits = 0;
 
-  constructor(client: RestClient) {
-    this.live = kubeLiveFetcher(client, client.server, { cacheDir: false });
+  private readonly share: boolean;
+
+  /**
+   * `share`: answer Graphs of a spec already compiled from the cache — without `source` and with no
+   * diagnostics (an accepted compile's warnings name the first Graph): for the Graph reconciler, which
+   * needs neither; `kgraph ui` shows both and compiles every Graph itself. `slim`: keep only the
+   * schemas of the OpenAPI documents, without descriptions (OpenApiOptions.slim), for a long-running
+   * compiler whose results carry no schema text (the Graph controller; an RGD's generated CRD copies
+   * descriptions, so the RGD controller keeps them).
+   */
+  constructor(client: RestClient, opts: { share?: boolean; slim?: boolean } = {}) {
+    this.live = kubeLiveFetcher(client, client.server, {
+      cacheDir: false,
+      ...(opts.slim ? { slim: true } : {}),
+    });
+    this.share = opts.share ?? false;
   }
 
   invalidate(): void {
     this.live.invalidate();
+    this.shared.clear();
   }
 
   async compile(graph: Record<string, unknown>): Promise<CompileOutcome> {
+    if (!this.share) return this.compileOne(graph);
+    const meta = (graph.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+    const name = String(meta.name ?? '');
+    const namespace = typeof meta.namespace === 'string' ? meta.namespace : undefined;
+    const key = createHash('sha256')
+      .update(`${String(graph.apiVersion)}\0${JSON.stringify(graph.spec ?? null)}`)
+      .digest('hex');
+    const hit = this.shared.get(key);
+    const root = hit?.root.deref();
+    if (hit && root) {
+      this.sharedHits += 1;
+      const file =
+        namespace === undefined
+          ? `${String(graph.kind)} ${name}`
+          : `${String(graph.kind)} ${namespace}/${name}`;
+      const compiled: CompiledGraph = { ...hit.rest, root, name, file };
+      if (namespace !== undefined) compiled.namespace = namespace;
+      return { accepted: true, diagnostics: [], compiled, unknownKind: false };
+    }
+    const outcome = await this.compileOne(graph);
+    if (this.share && outcome.accepted && outcome.compiled && !outcome.unknownKind) {
+      const { root: r, name: _n, namespace: _ns, file: _f, ...rest } = outcome.compiled;
+      this.shared.set(key, { root: new WeakRef(r), rest });
+      this.collected.register(r, key);
+    }
+    return outcome;
+  }
+
+  private async compileOne(graph: Record<string, unknown>): Promise<CompileOutcome> {
     const { status: _status, ...rest } = graph;
     const meta = { ...(rest.metadata as Record<string, unknown>) };
     delete meta.managedFields;

@@ -24,6 +24,7 @@ import { WaitBackoff } from './core/backoff.ts';
 import { type BeforeApply, convergePasses } from './core/converge.ts';
 import { type DesiredObject, idOf } from './core/desired.ts';
 import { diagnosticsMessage } from './core/errors.ts';
+import { literalIdentities } from './core/literalIdentities.ts';
 import { pruneRetired, releaseContributions } from './core/prune.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
@@ -97,8 +98,6 @@ export class GraphReconciler {
   >();
   /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
   private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
-  /** resourceVersions of the Graph our own writes produced (status, finalizer), per UID: their echoes. */
-  private readonly ownVersions = new Map<string, Set<string>>();
   private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
   /** Decides, without writing, whether an apply would change anything (also after a restart). */
   readonly applies = new ApplyMemory();
@@ -145,7 +144,7 @@ export class GraphReconciler {
       );
       if (r.kind === 'deleted') {
         this.lastStatus.delete(uid);
-        this.ownVersions.delete(uid);
+        this.deps.watches.ownWrites.forget(graphWriteKey(graph));
         this.compiled.delete(uid);
         this.waits.reset(uid);
       }
@@ -155,7 +154,7 @@ export class GraphReconciler {
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
       const updated = await setFinalizer(this.deps.client, graph, true);
       if (!updated) return { kind: 'gone', reason: 'NotFound', interest };
-      this.noteOwnVersion(uid, updated.metadata.resourceVersion);
+      this.noteOwnWrite(updated, updated.metadata.resourceVersion);
       graph = updated;
     }
     const generation = graph.metadata.generation ?? 0;
@@ -179,7 +178,9 @@ export class GraphReconciler {
     }
     const epoch = this.epoch;
     const outcome = await this.deps.compiler.compile(graph);
-    this.compiled.set(uid, { generation, epoch, outcome });
+    // The source text is for `kgraph ui`, not for reconciles: not kept per Graph.
+    const { source: _source, ...kept } = outcome;
+    this.compiled.set(uid, { generation, epoch, outcome: kept });
     return outcome;
   }
 
@@ -240,6 +241,9 @@ export class GraphReconciler {
 
     // Status carried through the reconcile: write-ahead updates it before applies.
     let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
+    // Objects whose identity is literal are recorded with the first write-ahead even when their node
+    // renders only in a later pass (it waits on a sibling's data): one write-ahead per reconcile.
+    const foreseen = literalIdentities(compiled, namespace);
 
     const applier: Applier = {
       writer,
@@ -275,6 +279,13 @@ export class GraphReconciler {
         // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
         const known = new Set(working.managedResources.map(resourceKey));
         const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+        for (const d of desired) known.add(d.key);
+        for (const f of foreseen) {
+          const key = resourceKey(f.id);
+          if (known.has(key)) continue;
+          known.add(key);
+          intents.push({ nodeID: f.nodeID, ...f.id });
+        }
         const knownC = new Set(working.contributions.map(contributionKey));
         const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
         if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
@@ -484,9 +495,12 @@ export class GraphReconciler {
   // ------------------------------------------------------------------ status
 
   private currentStatus(graph: KubeObject): GraphStatus {
-    const cached = this.lastStatus.get(graph.metadata.uid ?? '');
+    const uid = graph.metadata.uid ?? '';
+    const cached = this.lastStatus.get(uid);
     const rv = Number(graph.metadata.resourceVersion);
     if (cached && Number.isFinite(rv) && cached.rv > rv) return cached.status;
+    // The cache has caught up with our last write: its copy is needed no more.
+    if (cached) this.lastStatus.delete(uid);
     return parseStatus(graph);
   }
 
@@ -516,20 +530,13 @@ export class GraphReconciler {
       { fieldManager: CONTROLLER_MANAGER, force: true },
     );
     this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
-    this.noteOwnVersion(graph.metadata.uid ?? '', res.metadata.resourceVersion);
+    this.noteOwnWrite(graph, res.metadata.resourceVersion);
     return true;
   }
 
-  private noteOwnVersion(uid: string, rv: string | undefined): void {
-    if (!rv) return;
-    let set = this.ownVersions.get(uid);
-    if (!set) {
-      set = new Set();
-      this.ownVersions.set(uid, set);
-    }
-    // A handful per Graph at most (a reconcile writes the finalizer and two or three statuses).
-    if (set.size >= 16) set.delete(set.values().next().value as string);
-    set.add(rv);
+  /** Records a Graph version our own write (a status, the finalizer) produced: its echo is no news. */
+  private noteOwnWrite(graph: KubeObject, rv: string | undefined): void {
+    this.deps.watches.ownWrites.note(graphWriteKey(graph), rv, graphKeyOf(graph));
   }
 
   /**
@@ -537,15 +544,33 @@ export class GraphReconciler {
    * echo with nothing to reconcile, since the reconcile that wrote it went on from the write's answer.
    */
   isOwnStatusEcho(graph: KubeObject): boolean {
-    const set = this.ownVersions.get(graph.metadata.uid ?? '');
-    const rv = graph.metadata.resourceVersion;
-    if (!set || !rv || !set.has(rv)) return false;
-    set.delete(rv);
-    return true;
+    // Every Graph update passes here: once the cache holds our last status write, its copy goes.
+    const uid = graph.metadata.uid ?? '';
+    const copy = this.lastStatus.get(uid);
+    if (copy && Number(graph.metadata.resourceVersion) >= copy.rv) this.lastStatus.delete(uid);
+    return (
+      this.deps.watches.ownWrites.writerOf(graphWriteKey(graph), graph.metadata.resourceVersion) ===
+      graphKeyOf(graph)
+    );
   }
 }
 
 // -------------------------------------------------------------------- helpers
+
+/** The Graph's queue key, `<namespace>/<name>`: the owner of its writes. */
+function graphKeyOf(graph: KubeObject): string {
+  return `${graph.metadata.namespace ?? ''}/${graph.metadata.name ?? ''}`;
+}
+
+/** The Graph's record in OwnWrites (the same identity key its children have there). */
+function graphWriteKey(graph: KubeObject): string {
+  return identityKey({
+    apiVersion: graph.apiVersion,
+    kind: graph.kind,
+    namespace: graph.metadata.namespace ?? '',
+    name: graph.metadata.name ?? '',
+  });
+}
 
 export function serviceAccountNameOf(graph: KubeObject): string {
   const spec = graph.spec as { serviceAccountName?: unknown } | undefined;

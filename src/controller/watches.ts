@@ -10,7 +10,7 @@
  * can start them, wait, and evaluate again. Objects written during a reconcile (and shortly after) are
  * overlaid on the informer cache, so a reconcile never acts on a cache that has not seen its own writes.
  */
-import { Informer, type KubeObject, type RestClient } from '../kube/index.ts';
+import { Informer, type KubeObject, keepManagedFields, type RestClient } from '../kube/index.ts';
 import {
   identityKey,
   identityOf,
@@ -19,6 +19,7 @@ import {
   type TypeInfo,
 } from '../runtime/observed.ts';
 import { type LabelSelector, matchesSelector } from '../runtime/selector.ts';
+import { OwnWrites } from './ownWrites.ts';
 import type { ResourceCoordinates } from './readAccess.ts';
 
 export interface WatchEventInfo {
@@ -38,6 +39,11 @@ export interface WatchSetOptions {
   resyncMs?: number;
   onEvent: (e: WatchEventInfo) => void;
   onError?: (e: unknown) => void;
+  /**
+   * Keep only these managers' managedFields entries (without `time`) in the caches; all of them when
+   * omitted. Expressions then see only these entries of `metadata.managedFields`.
+   */
+  keepManager?: (manager: string) => boolean;
 }
 
 interface TypeEntry {
@@ -88,8 +94,8 @@ export class WatchSet {
   private readonly informers = new Map<string, Informer>();
   /** identityKey → the object a write returned (or null for a delete), newer than the cache for a while. */
   private readonly recent = new Map<string, { obj: KubeObject | null; uid?: string; at: number }>();
-  /** identityKey → the resourceVersion an owner's write produced, until its watch event arrives. */
-  private readonly writtenBy = new Map<string, { rv: string; owner: string; at: number }>();
+  /** The versions owners' writes produced (children here, Graphs by the reconciler): echoes. */
+  readonly ownWrites = new OwnWrites();
   private prunedAt = 0;
 
   constructor(client: RestClient, opts: WatchSetOptions) {
@@ -175,6 +181,7 @@ export class WatchSet {
         target: { apiVersion, plural, ...(scope === '*' ? {} : { namespace: scope }) },
         ...(this.opts.resyncMs ? { resyncMs: this.opts.resyncMs } : {}),
         ...(this.opts.onError ? { onError: this.opts.onError } : {}),
+        ...(this.opts.keepManager ? { transform: keepManagedFields(this.opts.keepManager) } : {}),
       });
       const emit = (obj: KubeObject): void => {
         const echoOf = this.writerOf(obj);
@@ -211,25 +218,13 @@ export class WatchSet {
     if (!id) return;
     const key = identityKey(id);
     this.recent.set(key, { obj, at: Date.now() });
-    const rv = obj.metadata.resourceVersion;
-    if (owner && rv) this.writtenBy.set(key, { rv, owner, at: Date.now() });
-    else this.writtenBy.delete(key);
+    this.ownWrites.note(key, obj.metadata.resourceVersion, owner);
   }
 
-  /**
-   * The owner whose write produced exactly this version of the object. A watch event may arrive before
-   * the write's answer is read, so the record stays until a newer version is seen (or a minute passes).
-   */
+  /** The owner whose write produced exactly this version of the object (ownWrites.ts). */
   writerOf(obj: KubeObject): string | undefined {
-    if (this.writtenBy.size === 0) return undefined;
     const id = identityOf(obj);
-    if (!id) return undefined;
-    const key = identityKey(id);
-    const w = this.writtenBy.get(key);
-    if (!w) return undefined;
-    if (w.rv === obj.metadata.resourceVersion) return w.owner;
-    if (rvNum(obj) > Number(w.rv)) this.writtenBy.delete(key);
-    return undefined;
+    return id ? this.ownWrites.writerOf(identityKey(id), obj.metadata.resourceVersion) : undefined;
   }
 
   /** Records a delete (by UID), so reads stop seeing the object before the watch delivers it. */
@@ -245,7 +240,7 @@ export class WatchSet {
     if (now - this.prunedAt > 1_000) {
       this.prunedAt = now;
       for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
-      for (const [k, w] of this.writtenBy) if (now - w.at > 60_000) this.writtenBy.delete(k);
+      this.ownWrites.expire();
     }
     return {
       get: (id) => {

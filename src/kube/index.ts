@@ -25,5 +25,6 @@ export * from './openapi.ts';
 export * from './paths.ts';
 export * from './queue.ts';
 export * from './rest.ts';
+export * from './slim.ts';
 export * from './types.ts';
 export * from './watch.ts';

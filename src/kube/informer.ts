@@ -47,6 +47,12 @@ export interface InformerOptions {
    * logical clusters, so its informers key by cluster too; `getByKey` reads them.
    */
   key?: (obj: KubeObject) => string;
+  /**
+   * Applied to every object before it is cached and handed to handlers (client-go's SetTransform):
+   * drop what no reader needs (e.g. managedFields) so the cache holds less. Must keep the identity
+   * and `metadata.resourceVersion`, which the informer itself reads.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /**
@@ -258,7 +264,8 @@ export class Informer {
     this.stats.lists += 1;
     const { items, resourceVersion } = await this.lw.list(signal);
     if (signal.aborted) return;
-    this.replace(items, resourceVersion);
+    const t = this.opts.transform;
+    this.replace(t ? items.map(t) : items, resourceVersion);
     this.backoff.reset();
     if (!this.synced) {
       this.synced = true;
@@ -293,16 +300,17 @@ export class Informer {
       return;
     }
     this.stats.events += 1;
-    const key = this.keyOf(e.object);
+    const obj = this.opts.transform ? this.opts.transform(e.object) : e.object;
+    const key = this.keyOf(obj);
     if (e.type === 'DELETED') {
       const old = this.store.get(key);
       this.store.delete(key);
-      this.emit('delete', old ?? e.object);
+      this.emit('delete', old ?? obj);
     } else {
       const old = this.store.get(key);
-      this.store.set(key, e.object);
-      if (old) this.emit('update', old, e.object);
-      else this.emit('add', e.object);
+      this.store.set(key, obj);
+      if (old) this.emit('update', old, obj);
+      else this.emit('add', obj);
     }
     if (rv) this.rv = rv;
   }

@@ -11,6 +11,8 @@ import type { RestClient } from './rest.ts';
 export interface KubeLiveOptions {
   /** Disk cache directory; default per server. `false` disables the disk cache. */
   cacheDir?: string | false;
+  /** Keep documents slim in memory (OpenApiOptions.slim). */
+  slim?: boolean;
 }
 
 export interface KubeLive {
@@ -26,7 +28,10 @@ export interface KubeLive {
 export function kubeLiveFetcher(client: RestClient, server: string, options: KubeLiveOptions = {}): KubeLive {
   const cacheDir =
     options.cacheDir === false ? undefined : (options.cacheDir ?? defaultOpenApiCacheDir(server));
-  const openapi = new OpenApiV3(client, cacheDir ? { cacheDir } : {});
+  const openapi = new OpenApiV3(client, {
+    ...(cacheDir ? { cacheDir } : {}),
+    ...(options.slim ? { slim: true } : {}),
+  });
   const discovery = new Discovery(client);
   return {
     server,

@@ -39,6 +39,12 @@ export interface OpenApiOptions {
   indexTtlMs?: number;
   /** A group-version missing from the index refetches it at most this often (default 1 s). */
   missRefreshMs?: number;
+  /**
+   * Keep only `components.schemas` of each document in memory, without `description`s (a long-running
+   * reader that type-checks against the schemas and shows no documentation: the controller). The
+   * core/v1 document's paths and descriptions are most of its size.
+   */
+  slim?: boolean;
   now?: () => number;
 }
 
@@ -57,6 +63,7 @@ export class OpenApiV3 {
   private readonly indexTtlMs: number;
   private readonly missRefreshMs: number;
   private readonly now: () => number;
+  private readonly slim: boolean;
   private readonly docs = new Map<string, Promise<OpenApiDocument>>();
   /** Requests actually sent for documents (for cache tests and metrics). */
   documentFetches = 0;
@@ -67,6 +74,7 @@ export class OpenApiV3 {
     this.indexTtlMs = opts.indexTtlMs ?? 60_000;
     this.missRefreshMs = opts.missRefreshMs ?? 1_000;
     this.now = opts.now ?? Date.now;
+    this.slim = opts.slim ?? false;
   }
 
   /** Forget the index (documents stay cached: their URLs are content-addressed). */
@@ -110,7 +118,7 @@ export class OpenApiV3 {
     if (!url) return undefined;
     let p = this.docs.get(url);
     if (!p) {
-      p = this.fetchDocument(url);
+      p = this.fetchDocument(url).then((d) => (this.slim ? slimDocument(d) : d));
       this.docs.set(url, p);
       p.catch(() => this.docs.delete(url));
     }
@@ -157,6 +165,22 @@ export class OpenApiV3 {
     }
     return undefined;
   }
+}
+
+/** `components.schemas` only, every `description` string left out. */
+export function slimDocument(doc: OpenApiDocument): OpenApiDocument {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (!isRecord(v)) return v;
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'description' && typeof x === 'string') continue;
+      out[k] = strip(x);
+    }
+    return out;
+  };
+  const schemas = doc.components?.schemas;
+  return schemas ? { components: { schemas: strip(schemas) as Record<string, JsonObject> } } : {};
 }
 
 /** Resolves a local `$ref` (`#/components/schemas/X`) inside a document. */

@@ -3,7 +3,8 @@
  * What a Graph costs the API server while it converges (issue #15 item 2), asserted on the controller's
  * own requests: the finalizer patch and status writes are echoes the controller does not reconcile
  * again, so a Graph whose children are ready at once converges in one reconcile with its child applies,
- * one write-ahead status per pass that creates objects and one final status; and a Graph waiting on a
+ * one write-ahead status (a second one only for a dependent whose identity is computed) and one final
+ * status; and a Graph waiting on a
  * readiness condition is reconciled by the watch event that makes it true.
  */
 import assert from 'node:assert/strict';
@@ -70,7 +71,7 @@ describe('Graph controller writes while converging', () => {
     assert.equal(writesOf('flat'), 7);
   });
 
-  it('a chain: one write-ahead per pass that creates objects, one final status', async () => {
+  it('a chain with a literal name: one write-ahead (the dependent foreseen), one final status', async () => {
     await applyGraph(
       client,
       graph(ns, 'chain', [
@@ -83,8 +84,37 @@ describe('Graph controller writes while converging', () => {
     await new Promise((r) => setTimeout(r, 500));
     await controller.idle();
     assert.equal(reconcilesOf('chain'), 1);
-    assert.equal(writesOf('chain', 'status'), 3);
+    assert.equal(writesOf('chain', 'status'), 2, 'write-ahead of both objects, final status');
     assert.equal(writesOf('chain', 'chain-base') + writesOf('chain', 'chain-derived'), 2);
+    assert.equal(writesOf('chain'), 5);
+  });
+
+  it('a chain whose dependent name is computed: a second write-ahead before the dependent is created', async () => {
+    await applyGraph(
+      client,
+      graph(ns, 'computed', [
+        { id: 'base', template: cm('computed-base', { v: '1' }) },
+        { id: 'derived', template: cm('${base.metadata.name}-x', { v: '2' }) },
+      ]),
+    );
+    const g = await waitCondition(client, ns, 'computed', 'Ready', 'True');
+    await controller.idle();
+    await new Promise((r) => setTimeout(r, 500));
+    await controller.idle();
+    assert.equal(reconcilesOf('computed'), 1);
+    assert.equal(
+      writesOf('computed', 'status'),
+      3,
+      'a write-ahead per pass that creates objects, final status',
+    );
+    const inventory = (g.status as { managedResources: { name: string; uid?: string }[] }).managedResources;
+    assert.deepEqual(
+      inventory.map((r) => [r.name, typeof r.uid]),
+      [
+        ['computed-base', 'string'],
+        ['computed-base-x', 'string'],
+      ],
+    );
   });
 
   it('readiness is noticed from the watch event that makes it true', async () => {

@@ -149,4 +149,38 @@ describe('dry-run comparison', () => {
     assert.equal(sameStored(same, o), true);
     assert.equal(sameStored({ ...same, data: { a: '2' } }, o), false);
   });
+
+  it('with the applying manager, compares only the managers a slim cache kept', () => {
+    // The cache (watches.ts keepManager) dropped kubectl's entry; the dry run still has it.
+    const observed = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'c',
+        resourceVersion: '5',
+        managedFields: [{ manager: M, fieldsV1: { 'f:data': {} } }],
+      },
+      data: { a: '1' },
+    };
+    const dryRun = {
+      ...observed,
+      metadata: {
+        ...observed.metadata,
+        managedFields: [
+          { manager: M, time: 'T2', fieldsV1: { 'f:data': {} } },
+          { manager: 'kubectl', time: 'T1', fieldsV1: { 'f:data': { 'f:b': {} } } },
+        ],
+      },
+    };
+    assert.equal(sameStored(dryRun, observed, M), true);
+    assert.equal(sameStored(dryRun, observed), false, 'without a manager every entry counts');
+    const changedOwn = {
+      ...dryRun,
+      metadata: {
+        ...dryRun.metadata,
+        managedFields: [{ manager: M, fieldsV1: { 'f:data': { 'f:a': {} } } }],
+      },
+    };
+    assert.equal(sameStored(changedOwn, observed, M), false, 'a change of our own entry counts');
+  });
 });
