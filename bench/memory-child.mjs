@@ -96,10 +96,10 @@ function attribute() {
     ['compiled graphs (reconciler)', () => r.compiled.clear()],
     ['apply memory (no-op apply digests)', () => r.applies.entries.clear()],
     [
-      'status memory (last status, own versions, waits)',
+      'status memory (last status copies, wait backoffs)',
       () => {
         r.lastStatus.clear();
-        r.ownVersions.clear();
+        r.waits.attempts.clear();
       },
     ],
     [
@@ -113,7 +113,7 @@ function attribute() {
       'write overlays (recent writes, echo records)',
       () => {
         controller.watches.recent.clear();
-        controller.watches.writtenBy.clear();
+        controller.watches.ownWrites.byObject.clear();
       },
     ],
     ['read-access answers', () => controller.reads.decisions.clear()],

@@ -183,10 +183,10 @@ try {
     const child = await Child.start(plane.kubeconfig, SPREAD ? '*' : ns);
     const ready = new Set<string>();
     const watch = new Informer(admin, {
-      target: { apiVersion: 'kro.run/v1alpha1', plural: 'graphs', namespace: ns },
+      target: { apiVersion: 'kro.run/v1alpha1', plural: 'graphs', ...(SPREAD ? {} : { namespace: ns }) },
     });
     const onGraph = (o: KubeObject) => {
-      if (isReady(o)) ready.add(o.metadata.name ?? '');
+      if (isReady(o)) ready.add(`${o.metadata.namespace}/${o.metadata.name}`);
     };
     watch.addHandlers({ add: onGraph, update: (_o, n) => onGraph(n) });
     watch.start();
@@ -274,9 +274,11 @@ if (attribution.length > 0) {
     '',
     '| structure | heap | per Graph |',
     '|---|---|---|',
-    ...attribution.map(
-      (a) =>
-        `| ${a.name} | ${MiB(a.bytes)} MiB | ${a.name === 'remaining heap' ? '—' : `${(a.bytes / top / 1024).toFixed(1)} KiB`} |`,
+    ...attribution.map((a) =>
+      // A structure the bench could not clear comes back as null (NaN over IPC).
+      Number.isFinite(a.bytes)
+        ? `| ${a.name} | ${MiB(a.bytes)} MiB | ${a.name === 'remaining heap' ? '—' : `${(a.bytes / top / 1024).toFixed(1)} KiB`} |`
+        : `| ${a.name} | n/a | |`,
     ),
   );
 }

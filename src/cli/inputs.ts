@@ -4,7 +4,8 @@
  * `ENOENT … open 'x'` or a stack trace through our sources (issue #17 items 8 and 10).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { KgraphError } from '../diag/diagnostic.ts';
+import { relative } from 'node:path';
+import { type Diagnostic, KgraphError } from '../diag/diagnostic.ts';
 import { fileErrorReason } from '../diag/fileError.ts';
 
 /** How standard input is named in diagnostics (`<stdin>:3:5 - error …`). */
@@ -93,4 +94,21 @@ export function withStdin(files: readonly string[]): { paths: string[]; inline: 
     return STDIN_NAME;
   });
   return { paths, inline };
+}
+
+/**
+ * A diagnostic outside a validate report (synth's and deploy's SDK warnings) in the one format of
+ * every command: `file:line:col - severity CODE: message`, the file relative to the working
+ * directory when it is under it.
+ */
+export function diagnosticLine(d: Diagnostic): string {
+  const at = d.location;
+  let where = '';
+  if (at?.file) {
+    const rel = relative(process.cwd(), at.file);
+    const file = rel && !rel.startsWith('..') ? rel : at.file;
+    where = `${at.line !== undefined ? `${file}:${at.line}:${at.column ?? 1}` : file} - `;
+  }
+  const context = [d.node ? `node ${d.node}` : '', d.path ?? ''].filter((x) => x !== '').join(' · ');
+  return `${where}${d.severity} ${d.code}: ${d.message}\n${context ? `  ${context}\n` : ''}`;
 }

@@ -6,7 +6,7 @@ import type { Diagnostic } from '../diag/diagnostic.ts';
 import type { ChartRenderer } from './chart.ts';
 import type { ResolvedCluster } from './cluster.ts';
 import type { Ctx, CtxNode } from './context.ts';
-import { SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';
+import { callSite, SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';
 import type { Json, Manifest } from './values.ts';
 
 export function groupOf(apiVersion: string): string {
@@ -149,7 +149,11 @@ export class Build {
     message: string,
     extra: Partial<Omit<Diagnostic, 'code' | 'message' | 'severity'>> = {},
   ) {
-    this.diagnostics.push(sdkDiagnostic('warning', code, message, extra));
+    // Located, as the SDK's errors are: the package line that built what the warning is about.
+    const location = extra.location ?? callSite(new Error().stack);
+    this.diagnostics.push(
+      sdkDiagnostic('warning', code, message, { ...(location ? { location } : {}), ...extra }),
+    );
   }
   add(node: ResNode): void {
     const clash = this.byKey.get(node.key);

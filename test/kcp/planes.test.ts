@@ -8,8 +8,10 @@
  * both claims and converge (host Deployment on a kube-testenv host cluster, prefixed with the consumer's
  * logical-cluster name; qualified registration in the provider workspace; connection ConfigMap back in
  * the consumer, written through the virtual workspace); the third rejects the configmaps claim and gets
- * ClaimNotAccepted with nothing written in its workspace. Then a live blueprint edit, and an instance
- * deletion that reaches every plane and leaves the VPC alone. One kcp for the file.
+ * ClaimNotAccepted with nothing written in its workspace until it accepts. Then a live blueprint edit, an
+ * edit that adds a claim (not accepted until the consumer accepts it), an instance deletion that reaches
+ * every plane and leaves the VPC alone, ClaimIdentityUnresolved, and an unbind with a sweep. One kcp for
+ * the file (about a minute).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -351,6 +353,68 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     timings.editMs = Date.now() - t;
   });
 
+  it('a claim an edit adds is not accepted until the consumer accepts it; the other children keep converging', async () => {
+    const t = Date.now();
+    const [blueprint] = yamlObjects('examples/planes/10-hosteddatabase.yaml') as [KubeObject];
+    const spec = blueprint.spec as { resources: Record<string, unknown>[] };
+    const connection = spec.resources.find((r) => r.id === 'connection') as {
+      template: { data: Record<string, string> };
+    };
+    connection.template.data.extra = 'edited';
+    spec.resources.push({
+      id: 'credentials',
+      template: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: '${schema.spec.name}-credentials' },
+        data: { user: 'ZGI=' },
+      },
+    });
+    await apply(provider, blueprint);
+    await eventually(
+      'secrets claim exported',
+      async () => {
+        const exp = await provider.get({ apiVersion: APIS_KCP_V1ALPHA2, plural: 'apiexports', name: EXPORT });
+        const claims = (exp.spec as { permissionClaims: { resource: string; verbs: string[] }[] })
+          .permissionClaims;
+        return claims.some((c) => c.resource === 'secrets' && c.verbs.length === CRUD.length) || undefined;
+      },
+      60_000,
+    );
+    const a = consumers[0] as Consumer;
+    const blocked = await eventually(
+      'secrets claim not accepted',
+      async () => {
+        const o = await getObj(a.admin, HD, 'HostedDatabase', 'db', TEAM);
+        const r = cond(o, 'Ready');
+        return r?.reason === 'ClaimNotAccepted' && /secrets/.test(r.message) ? r : undefined;
+      },
+      60_000,
+    );
+    assert.match(blocked.message, /resource credentials/);
+    assert.equal(await getObj(a.admin, 'v1', 'Secret', 'db-credentials', TEAM), undefined);
+    const edited = await getObj(a.admin, 'v1', 'ConfigMap', 'db-connection', TEAM);
+    assert.equal((edited?.data as Record<string, string> | undefined)?.extra, 'edited');
+    await bind(a.admin, 'hosteddatabases', { path: 'root:provider', name: EXPORT }, [
+      ...claimDecisions('Accepted'),
+      { group: '', resource: 'secrets', verbs: CRUD, state: 'Accepted' },
+    ]);
+    const secret = await eventually(
+      'Secret written after acceptance',
+      () => getObj(a.admin, 'v1', 'Secret', 'db-credentials', TEAM),
+      60_000,
+    );
+    assert.equal(secret.metadata.labels?.['krop.opendefense.cloud/consumer-cluster'], a.ws.cluster);
+    await eventually(
+      `${a.ws.path} Ready again`,
+      async () =>
+        cond(await getObj(a.admin, HD, 'HostedDatabase', 'db', TEAM), 'Ready')?.status === 'True' ||
+        undefined,
+      60_000,
+    );
+    timings.newClaimMs = Date.now() - t;
+  });
+
   it('deleting an instance removes its children on every plane and leaves the VPC untouched', async () => {
     const t = Date.now();
     const c = consumers[0] as Consumer;
@@ -365,6 +429,7 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     );
     assert.equal(await getObj(host, 'apps/v1', 'Deployment', `${id}-db`, 'databases'), undefined);
     assert.equal(await getObj(c.admin, 'v1', 'ConfigMap', 'db-connection', TEAM), undefined);
+    assert.equal(await getObj(c.admin, 'v1', 'Secret', 'db-credentials', TEAM), undefined);
     assert.equal(
       await getObj(
         provider,

@@ -18,7 +18,7 @@ import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { Manifest } from '../../sdk/index.ts';
 import { parseDuration } from '../duration.ts';
-import { requireInput } from '../inputs.ts';
+import { diagnosticLine, requireInput } from '../inputs.ts';
 import { runSynth } from './synth.ts';
 
 interface DeployCliOptions {
@@ -94,7 +94,7 @@ async function manifestsFrom(input: string, cluster: string | undefined): Promis
   requireInput(input, undefined, true);
   if (!statSync(input).isDirectory() && ['.ts', '.mts', '.js', '.mjs'].includes(ext)) {
     const synthesized = await runSynth(input, cluster ? { cluster } : {});
-    for (const d of synthesized.diagnostics) process.stderr.write(`${d.severity} ${d.code}: ${d.message}\n`);
+    for (const d of synthesized.diagnostics) process.stderr.write(diagnosticLine(d));
     return {
       manifests: synthesized.documents.map((doc) => YAML.parse(doc) as Manifest),
       ...(synthesized.releaseName ? { declaredName: synthesized.releaseName } : {}),

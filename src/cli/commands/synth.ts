@@ -18,7 +18,7 @@ import {
   toKroGraph,
 } from '../../sdk/index.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
-import { readInput, requireInput } from '../inputs.ts';
+import { diagnosticLine, readInput, requireInput } from '../inputs.ts';
 import { enableTypeScriptImports } from '../typeScriptImports.ts';
 
 export interface SynthCommandOptions {
@@ -190,7 +190,7 @@ export function registerSynthCommand(program: Command): void {
       }
       const r = await runSynth(pkg, opts);
       for (const d of r.diagnostics) {
-        process.stderr.write(`${d.severity} ${d.code}${d.node ? ` ${d.node}` : ''}: ${d.message}\n`);
+        process.stderr.write(diagnosticLine(d));
       }
       if (opts.outDir) {
         for (const f of r.removed) process.stderr.write(`removed ${f} (written by an earlier synth)\n`);

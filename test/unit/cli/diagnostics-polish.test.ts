@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -76,6 +78,27 @@ describe('diagnostics polish', () => {
     const v = kgraph('validate', 'nope.yaml');
     assert.equal(v.status, 1);
     assert.match(v.stdout, /^nope\.yaml - error KG2007: cannot read: no such file or directory$/m);
+  });
+
+  it("synth's SDK warnings: the same format, at the package line that caused them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kgraph-warn-'));
+    const sdk = join(root, 'src/sdk/index.ts');
+    writeFileSync(
+      join(dir, 'pkg.ts'),
+      `import { definePackage } from ${JSON.stringify(sdk)};\nexport default definePackage({\n  name: 'warned',\n  build: ({ scope }) => ({\n    hpa: scope.mkResource({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', name: 'h' }),\n  }),\n});\n`,
+    );
+    writeFileSync(join(dir, 'cluster.yaml'), 'name: dev\ncapabilities:\n  metricsApi: unknown\n');
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'bin/kgraph.js'), 'synth', 'pkg.ts', '--cluster', 'cluster.yaml'],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /^pkg\.ts:5:16 - warning KG7051: HorizontalPodAutoscaler h needs metrics\.k8s\.io; whether the cluster serves it is unknown$/m,
+    );
   });
 
   it('crd: the diagnostics format of validate, and exit 1 when the RGD does not compile', () => {
