@@ -23,4 +23,9 @@ export class WaitBackoff {
   reset(key: string): void {
     this.attempts.delete(key);
   }
+
+  /** Every key starts over (new information that may end every wait, such as a CRD change). */
+  resetAll(): void {
+    this.attempts.clear();
+  }
 }

@@ -93,6 +93,11 @@ export class RgdRegistrar {
   invalidate(): void {
     this.epoch += 1;
     this.deps.compiler.invalidate();
+    // A CRD change is what an RGD waiting on an unknown kind waits for, so its backoff starts over.
+    // Without this, each CRD event seen before the API server publishes the new kind's OpenAPI (it lags
+    // Established) doubled the wait: an RGD applied together with the RGDs whose kinds it uses counted
+    // ten or so failed attempts and then slept the 5-minute cap after the last CRD event.
+    this.waits.resetAll();
   }
 
   /** The RGD names a CRD event concerns: its owner, and RGDs whose last compile may depend on it. */
