@@ -4,6 +4,7 @@ import { GraphController } from '../../controller/controller.ts';
 import { LeaderElector } from '../../controller/leader.ts';
 import { exposition } from '../../controller/metrics.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
+import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
@@ -134,6 +135,13 @@ export function registerControllerCommand(program: Command): void {
           '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
         );
       let leader: LeaderElector | undefined;
+      // §13.4: the sweeper runs on the leader only; without leader election only when the operator
+      // declares a single replica (otherwise it refuses and says so in the log).
+      const sweepAuthority: SweepAuthority = opts.leaderElect
+        ? { isLeader: () => leader?.isLeader === true }
+        : opts.singleReplica
+          ? { singleReplica: true }
+          : { none: true };
       const planes = opts.planesKcp
         ? new (await import('../../controller/planes/kcp/controller.ts')).KcpPlanesController({
             provider: client,
@@ -141,6 +149,7 @@ export function registerControllerCommand(program: Command): void {
             namespace: opts.planesNamespace,
             installCrds: opts.installCrd,
             log,
+            sweepAuthority,
           })
         : opts.planes
           ? new PlanesController({
@@ -154,13 +163,7 @@ export function registerControllerCommand(program: Command): void {
               namespace: opts.planesNamespace,
               installCrds: opts.installCrd,
               log,
-              // §13.4: the sweeper runs on the leader only; without leader election only when the
-              // operator declares a single replica (otherwise it refuses and says so in the log).
-              ...(opts.leaderElect
-                ? { sweepAuthority: { isLeader: () => leader?.isLeader === true } }
-                : opts.singleReplica
-                  ? { sweepAuthority: { singleReplica: true as const } }
-                  : {}),
+              sweepAuthority,
             })
           : undefined;
       // One process, one client: the request counters are process-wide, so one metrics object renders them.

@@ -28,7 +28,7 @@ import {
 } from '../names.ts';
 import { BlueprintRegistrar } from '../registrar.ts';
 import type { Connection, PublishedBlueprint } from '../served.ts';
-import { Sweeper } from '../sweeper.ts';
+import { type SweepAuthority, Sweeper } from '../sweeper.ts';
 import { BindingClaimAccess } from './access.ts';
 import { publishToKcp, unpublishFromKcp } from './publish.ts';
 import { KcpServingLoop } from './serving.ts';
@@ -46,6 +46,11 @@ export interface KcpPlanesControllerOptions {
   concurrency?: number;
   log?: Logger;
   now?: () => Date;
+  /**
+   * Who may sweep (§13.4, as for the plain-cluster planes: the Lease or a declared single replica).
+   * Absent: unchecked, for tests that drive one controller; `kgraph controller` always passes one.
+   */
+  sweepAuthority?: SweepAuthority;
   /**
    * Deleting a blueprint also deletes its APIExport and APIResourceSchemas (krop's behaviour). Default
    * false: they stay, like the instance CRDs on plain clusters, so consumers keep their bound API and data.
@@ -142,6 +147,7 @@ export class KcpPlanesController {
       publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
       connectionFor: (clusterID, exportName) => this.connectionFor(clusterID, exportName),
       blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
+      ...(opts.sweepAuthority ? { authority: opts.sweepAuthority } : {}),
     });
   }
 

@@ -4,11 +4,14 @@
  * (APIResourceSchema `v<hash>.<plural>.<group>`, APIExport claims with identity hashes).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
 import { bindingAccepts } from '../../../../src/controller/planes/kcp/access.ts';
+import { KcpPlanesController } from '../../../../src/controller/planes/kcp/controller.ts';
 import { apiExport, apiResourceSchema, schemaName } from '../../../../src/controller/planes/kcp/publish.ts';
 import type { PublishedBlueprint } from '../../../../src/controller/planes/served.ts';
 import { bindingView, type KcpBindingView } from '../../../../src/kube/kcp.ts';
+import { RestClient } from '../../../../src/kube/rest.ts';
 
 const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const READ = ['get', 'list', 'watch'];
@@ -153,5 +156,34 @@ describe('kcp publication shapes', () => {
         { group: 'ec2.services.k8s.aws', resource: 'vpcs', verbs: READ, identityHash: 'h1' },
       ],
     });
+  });
+});
+
+describe('kcp planes controller: sweep authority (§13.4)', () => {
+  // Nothing is sent: the controller is only constructed, and the sweeper asked whether it may sweep.
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  const provider = new RestClient(kc);
+  after(() => provider.close());
+
+  it('refuses to sweep without authority, as the plain-cluster planes do, and follows the Lease', () => {
+    assert.match(
+      new KcpPlanesController({ provider, sweepAuthority: { none: true } }).sweeper.refusal() ?? '',
+      /no sweep authority/,
+    );
+    let leading = false;
+    const led = new KcpPlanesController({ provider, sweepAuthority: { isLeader: () => leading } });
+    assert.equal(led.sweeper.refusal(), 'not the leader');
+    leading = true;
+    assert.equal(led.sweeper.refusal(), undefined);
+    assert.equal(
+      new KcpPlanesController({ provider, sweepAuthority: { singleReplica: true } }).sweeper.refusal(),
+      undefined,
+    );
   });
 });
