@@ -97,6 +97,13 @@ export function registerControllerCommand(program: Command): void {
       // before connecting, as every other option.
       const leaseSeconds = parseDuration(opts.leaseDuration, '--lease-duration') / 1000;
       if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be positive');
+      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
+      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
+      if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
+      if (opts.singleReplica && opts.leaderElect)
+        throw new Error(
+          '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
+        );
       const log = commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       const concurrency = Number(opts.concurrency);
@@ -127,13 +134,6 @@ export function registerControllerCommand(program: Command): void {
             log,
           })
         : undefined;
-      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
-      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
-      if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
-      if (opts.singleReplica && opts.leaderElect)
-        throw new Error(
-          '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
-        );
       let leader: LeaderElector | undefined;
       // §13.4: the sweeper runs on the leader only; without leader election only when the operator
       // declares a single replica (otherwise it refuses and says so in the log).

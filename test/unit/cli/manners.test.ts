@@ -56,6 +56,20 @@ describe('kubectl manners', () => {
     const lease = kgraph('controller', '--lease-duration', '1h30', '--kubeconfig', '/nonexistent');
     assert.equal(lease.status, 1);
     assert.match(lease.stderr, /KG6080: --lease-duration: invalid duration "1h30"/);
+    // The planes flags are checked before connecting too: who may sweep is the Lease or a declared
+    // single replica, never both.
+    const both = kgraph(
+      'controller',
+      '--planes',
+      '--single-replica',
+      '--leader-elect',
+      '--kubeconfig',
+      '/nonexistent',
+    );
+    assert.equal(both.status, 1);
+    assert.match(both.stderr, /--single-replica and --leader-elect exclude each other/);
+    const alone = kgraph('controller', '--single-replica', '--kubeconfig', '/nonexistent');
+    assert.match(alone.stderr, /--single-replica needs --planes/);
     const format = kgraph('controller', '--log-format', 'yaml');
     assert.match(format.stderr, /KG6088: --log-format: unknown format "yaml" \(use auto, text or json\)/);
   });
