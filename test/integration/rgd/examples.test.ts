@@ -81,6 +81,8 @@ describe('kro examples', () => {
     ].map((o) => ({ ...o, metadata: { ...o.metadata, namespace: ns } }));
     for (const o of instances) await applyInstance(client, o);
 
+    // What is not ACTIVE yet, with its conditions: a timeout names it.
+    let pending = '';
     const observed = await eventually(
       'every example instance ACTIVE',
       async () => {
@@ -94,13 +96,31 @@ describe('kro examples', () => {
             }),
           ),
         );
-        return now.every((o) => (o?.status as { state?: string } | undefined)?.state === 'ACTIVE')
-          ? (now as KubeObject[])
-          : undefined;
+        const waiting = now
+          .map((o, i) => ({ o, i }))
+          .filter(({ o }) => (o?.status as { state?: string } | undefined)?.state !== 'ACTIVE');
+        pending = waiting
+          .map(({ o, i }) => {
+            if (!o) return `${instances[i]?.kind}/${instances[i]?.metadata.name}: not found`;
+            const st = o.status as
+              | {
+                  state?: string;
+                  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+                }
+              | undefined;
+            const conds = (st?.conditions ?? [])
+              .filter((c) => c.status !== 'True')
+              .map((c) => `${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`);
+            return `${o.kind}/${o.metadata.name} ${st?.state ?? 'no state'} [${conds.join('; ')}]`;
+          })
+          .join('\n');
+        return waiting.length === 0 ? (now as KubeObject[]) : undefined;
       },
       180_000,
       500,
-    );
+    ).catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\nnot ACTIVE:\n${pending}`);
+    });
     const byName = new Map(
       observed.map((o) => [`${o.kind}/${o.metadata.name}`, o.status as Record<string, unknown>]),
     );
