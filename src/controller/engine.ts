@@ -127,11 +127,16 @@ export class GraphCompiler {
     const resolver = chainResolvers([toKindLookup(chained), builtinKindResolver()]);
     const result = compileDocument(doc, { resolver, typecheck: typecheckGraph });
     const diagnostics = [...parsed.diagnostics, ...result.diagnostics];
+    const unknownKind = diagnostics.some((d) => d.severity === 'error' && d.code === 'KG3001');
+    // The kind may be a CRD whose OpenAPI the API server has not published yet (it lags Established, and
+    // the CRD event that invalidated the documents may have come before it): the retry must fetch them
+    // again, or it answers from the documents that lacked the kind until some other CRD changes.
+    if (unknownKind) this.live.invalidate();
     return {
       accepted: result.accepted && result.graph !== undefined,
       diagnostics,
       compiled: result.graph,
-      unknownKind: diagnostics.some((d) => d.severity === 'error' && d.code === 'KG3001'),
+      unknownKind,
       source: doc.source,
     };
   }

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GraphCompiler } from '../../../src/controller/engine.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
-import { adminClient } from '../../support/kube.ts';
+import { uniqueName } from '../../support/controlPlane.ts';
+import { adminClient, eventually, installWidgetCRD } from '../../support/kube.ts';
 import {
   applyGraph,
   cm,
@@ -84,5 +85,32 @@ describe('compiled graphs shared by spec', () => {
     } finally {
       await stopController(controller);
     }
+  });
+});
+
+describe('a kind unknown at the first compile', () => {
+  it('is found by the next compile once the API server publishes it, without a CRD event in between', async () => {
+    // An RGD applied together with the RGD whose kind it uses compiles first while that kind is missing;
+    // the retry comes from a timer, not from a CRD event, so the compiler itself must not keep answering
+    // from the OpenAPI documents that lacked the kind (the rgd examples test hung on this in CI).
+    const admin = await adminClient();
+    const group = `${uniqueName('late')}.kgraph.test`;
+    const spec = graph('ns-late', 'late', [
+      { id: 'w', template: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} } },
+    ]);
+    const compiler = new GraphCompiler(admin);
+    const first = await compiler.compile(spec);
+    assert.equal(first.unknownKind, true, 'the kind does not exist yet');
+    await installWidgetCRD(admin, group);
+    // Published: a compiler with nothing cached finds it.
+    await eventually(
+      'the kind in the OpenAPI documents',
+      async () => (await new GraphCompiler(admin).compile(spec)).accepted || undefined,
+      30_000,
+      200,
+    );
+    const retry = await compiler.compile(spec);
+    assert.equal(retry.unknownKind, false, retry.diagnostics.map((d) => d.message).join('; '));
+    assert.equal(retry.accepted, true);
   });
 });
