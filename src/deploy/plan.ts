@@ -16,9 +16,8 @@ import {
   type PruneAction,
 } from './decide.ts';
 import { DEFAULT_FIELD_MANAGER } from './deployer.ts';
-import { entryKey, inventoryEntries, inventoryRef, readInventory } from './inventory.ts';
+import { entryKey, inventoryEntries, inventoryRef, keyName, readInventory } from './inventory.ts';
 import { checkDeployName } from './ownership.ts';
-import { kubectlName } from './progress.ts';
 
 export type PlanAction = ObjectAction;
 
@@ -137,13 +136,13 @@ export async function planDeploy(
 export function formatPlan(plan: DeployPlan): string {
   const lines = plan.steps.map(
     (s) =>
-      `  wave ${s.wave}  ${s.action.padEnd(15)} ${kubectlName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(kubectlName).join(', ')}` : ''}`,
+      `  wave ${s.wave}  ${s.action.padEnd(15)} ${keyName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(keyName).join(', ')}` : ''}`,
   );
   const pruned = plan.prune.filter((p) => p.action === 'prune');
   const prune = plan.prune.map(
     (p) =>
       `  ${p.action === 'prune' ? 'prune' : p.action === 'gone' ? 'forget' : 'keep'}`.padEnd(25) +
-      ` ${kubectlName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
+      ` ${keyName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
   );
   const notes = [
     ...(plan.pruneNeedsConfirmation

@@ -7,7 +7,7 @@ import {
   checkDeployName,
   Deployer,
   formatPlan,
-  kubectlName,
+  keyName,
   loadManifests,
   type PruneDecision,
   planDeploy,
@@ -145,7 +145,7 @@ function pruneConfirmation(
   yes: boolean,
 ): (prunes: readonly PruneDecision[]) => Promise<boolean> {
   return async (prunes) => {
-    const list = prunes.map((p) => `  ${kubectlName(p.key)}`).join('\n');
+    const list = prunes.map((p) => `  ${keyName(p.key)}`).join('\n');
     process.stderr.write(
       `deploy ${name} would prune ${prunes.length} object(s) recorded by its inventory and absent from this build:\n${list}\n`,
     );
@@ -260,8 +260,7 @@ export function registerDeployCommand(program: Command): void {
           process.stdout.write(
             `${result.ok ? 'deployed' : 'FAILED'}: ${result.applied.length} applied, ${result.unchanged.length} unchanged, ${result.pruned.length} pruned, ${result.drift.length} drifted, ${result.failed.length} failed\n`,
           );
-          for (const f of result.failed)
-            process.stdout.write(`  failed ${kubectlName(f.key)}: ${f.message}\n`);
+          for (const f of result.failed) process.stdout.write(`  failed ${keyName(f.key)}: ${f.message}\n`);
         }
         if (!result.ok) process.exitCode = 1;
       } finally {

@@ -5,6 +5,7 @@
  */
 import { relative } from 'node:path';
 import { inspectInstance } from '../../controller/rgd/inspect.ts';
+import { kubectlName, kubectlNameIn, kubectlType } from '../../diag/objectName.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { formatInstance } from './get.ts';
@@ -30,9 +31,17 @@ function readyOf(o: KubeObject | undefined) {
   return cs?.find((c) => c.type === 'Ready');
 }
 
+/** `regionalconfig.kro.run/shop -n kgraph-examples`, as kubectl names it (diag/objectName.ts). */
 function key(o: KubeObject): string {
-  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+  return kubectlNameIn({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name ?? '',
+  });
 }
+
+const rgdName = (name: string): string => kubectlName({ ...RGD, name });
 
 /** Applies the RGDs; with a controller, waits until they are Active and applies the instances. Returns the Active RGD names. */
 export async function applyRgdExamples(
@@ -46,7 +55,7 @@ export async function applyRgdExamples(
   const rel = (f: string): string => relative(process.cwd(), f) || f;
   for (const d of rgds) {
     await client.apply(d.object, { fieldManager: FIELD_MANAGER, force: true });
-    say(`applied  ResourceGraphDefinition ${d.object.metadata.name} (${rel(d.file)})`);
+    say(`applied  ${rgdName(d.object.metadata.name ?? '')} (${rel(d.file)})`);
   }
   const active = new Set<string>();
   if (!controllerRunning || rgds.length === 0) return active;
@@ -59,8 +68,13 @@ export async function applyRgdExamples(
       const r = await client.getOrUndefined({ ...RGD, name });
       if (stateOf(r) === 'Active' && readyOf(r)?.observedGeneration === r?.metadata.generation) {
         active.add(name);
-        const kind = (r?.spec as { schema?: { kind?: string } } | undefined)?.schema?.kind;
-        say(`active   ResourceGraphDefinition ${name}: serves ${kind}`);
+        const s = (r?.spec as { schema?: { kind?: string; group?: string; apiVersion?: string } } | undefined)
+          ?.schema;
+        const served = kubectlType({
+          apiVersion: `${s?.group ?? 'kro.run'}/${s?.apiVersion}`,
+          kind: s?.kind ?? '',
+        });
+        say(`active   ${rgdName(name)}: serves ${s?.kind} (${served})`);
       }
     }
     if (active.size < rgds.length) await new Promise((res) => setTimeout(res, 300));
@@ -69,7 +83,7 @@ export async function applyRgdExamples(
     const name = d.object.metadata.name ?? '';
     if (!active.has(name)) {
       const r = await client.getOrUndefined({ ...RGD, name });
-      say(`inactive ResourceGraphDefinition ${name}: ${readyOf(r)?.message ?? 'no status yet'}`);
+      say(`inactive ${rgdName(name)}: ${readyOf(r)?.message ?? 'no status yet'}`);
     }
   }
   for (const d of instances) {
