@@ -8,9 +8,9 @@ import {
   Deployer,
   formatPlan,
   keyName,
-  loadManifests,
   type PruneDecision,
   planDeploy,
+  readManifests,
   withProgress,
 } from '../../deploy/index.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
@@ -100,7 +100,8 @@ async function manifestsFrom(input: string, cluster: string | undefined): Promis
       ...(synthesized.releaseName ? { declaredName: synthesized.releaseName } : {}),
     };
   }
-  const manifests = loadManifests(input);
+  const { manifests, warnings } = readManifests(input);
+  for (const w of warnings) process.stderr.write(diagnosticLine(w));
   const name = instanceLabelOf(manifests);
   return { manifests, ...(name ? { declaredName: name } : {}) };
 }
