@@ -359,10 +359,7 @@ describe('kubeconfig: errors', () => {
       load(config({ clusters: cluster('c', 'https://a', '    insecure-skip-tls-verify: maybe\n') })),
       invalid(/not a boolean: maybe/),
     );
-    assert.throws(
-      () => new KubeConfig().loadFromFile(join(tmp(), 'absent')),
-      invalid(/^ENOENT.*absent/),
-    );
+    assert.throws(() => new KubeConfig().loadFromFile(join(tmp(), 'absent')), invalid(/^ENOENT.*absent/));
   });
 
   it('a token file that went away fails the request with the path', async () => {
