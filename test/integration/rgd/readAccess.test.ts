@@ -22,6 +22,7 @@ import {
   conditionOf,
   eventually,
   getCm,
+  getInstance,
   instance,
   type RgdFixture,
   rgd,
@@ -214,5 +215,19 @@ describe('RGD instances read and write as spec.defaultServiceAccounts', () => {
     );
     await controller.idle(30_000);
     assert.equal((await cmData(client, f.ns, 'scoped-out'))?.password, b64(PASSWORD), 'nothing new read');
+
+    // Deleting the instance deletes its child as the ServiceAccount (which may delete ConfigMaps).
+    await client.delete({
+      apiVersion: `${f.group}/v1alpha1`,
+      kind: 'ScopedCopy',
+      namespace: f.ns,
+      name: 'scoped',
+    });
+    await eventually('the scoped instance and its child are gone', async () =>
+      (await getInstance(client, f, 'ScopedCopy', 'scoped')) === undefined &&
+      (await getCm(client, f.ns, 'scoped-out')) === undefined
+        ? true
+        : undefined,
+    );
   });
 });
