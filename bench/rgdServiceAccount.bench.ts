@@ -14,11 +14,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { RgdController } from '../src/controller/rgd/controller.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
 import type { KubeObject } from '../src/kube/index.ts';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
