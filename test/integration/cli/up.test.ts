@@ -156,6 +156,19 @@ describe('kgraph up / down', () => {
     }
   });
 
+  it('kgraph get names the instance and its children as kubectl does', () => {
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'get', 'RegionalConfig', '-n', NS, '--kubeconfig', join(dataDir, 'admin.kubeconfig')],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^regionalconfig\.kro\.run\/shop -n kgraph-examples {2}ACTIVE /);
+    assert.match(r.stdout, /\n {2}[├└]─ tierServices {2}ready\n/);
+    assert.match(r.stdout, /\n {2}[│ ] {4}service\/shop-ap-south-api\n/);
+    assert.doesNotMatch(r.stdout, /RegionalConfig kgraph-examples|Service kgraph-examples/);
+  });
+
   it('serves kgraph ui beside the controller, at the address it printed', async () => {
     assert.ok(up);
     const url = /ui: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(up.output())?.[1];

@@ -155,7 +155,7 @@ describe('kro examples', () => {
     // kubectl's names: the instance with -n, its children in that namespace without.
     assert.match(text, new RegExp(`^platform\\.kro\\.run/payments -n ${ns} {2}ACTIVE`));
     assert.match(text, /app {2}ready/);
-    assert.match(text, /\n {2}[│ ] {4}webapplication\.kro\.run\/payments-web\n/);
-    assert.match(text, /\n {2}[│ ] {4}regionalconfig\.kro\.run\/payments\n/);
+    assert.match(text, /\n {2}[│ ] {4}webapplication\.kro\.run\/payments-web(\n|$)/);
+    assert.match(text, /\n {2}[│ ] {4}regionalconfig\.kro\.run\/payments(\n|$)/);
   });
 });
