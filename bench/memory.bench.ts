@@ -253,7 +253,20 @@ try {
         const before = await child.ask<Measure>({ type: 'measure' });
         const t0 = performance.now();
         await admin.create(forEachGraphOf('fan', FOREACH, nsOf(0)));
-        while (!ready.has(`${nsOf(0)}/fan`)) await sleep(250);
+        while (!ready.has(`${nsOf(0)}/fan`)) {
+          if (performance.now() - t0 > 1_200_000) {
+            const g = await admin.getOrUndefined({
+              apiVersion: 'kro.run/v1alpha1',
+              plural: 'graphs',
+              namespace: nsOf(0),
+              name: 'fan',
+            });
+            throw new Error(
+              `the forEach Graph is not Ready after 20 min: ${JSON.stringify(g?.status ?? {})}`,
+            );
+          }
+          await sleep(250);
+        }
         const wallMs = performance.now() - t0;
         const after = await sample(child);
         forEachSteps.push({ wallMs, before, after, load: loadAverage() });

@@ -58,9 +58,14 @@ export function forEachGraphOf(name: string, items: number, namespace: string): 
       nodes: [
         { id: 'src', def: { names: `\${lists.range(${items}).map(i, "${name}-" + string(i))}` } },
         {
-          id: 'items',
-          forEach: [{ n: '${src.names}' }],
-          template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: '${n}' }, data: { v: '${n}' } },
+          id: 'maps',
+          forEach: [{ name: '${src.names}' }],
+          template: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${name}' },
+            data: { v: '${name}' },
+          },
         },
       ],
     },
