@@ -5,7 +5,7 @@
  * reached through its /clusters/<path> URL, and serves the kcp APIs the planes backend needs.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -25,7 +25,10 @@ describe('kcp harness', () => {
       binary: kcpBinary({ build: true, log: (l) => process.stderr.write(`${l}\n`) }),
     });
   });
-  after(() => kcp?.stop());
+  after(async () => {
+    await kcp?.stop();
+    if (kcp) rmSync(kcp.dataDir, { recursive: true, force: true });
+  });
 
   it('creates provider and consumer workspaces, each its own logical cluster', async () => {
     const provider = await kcp.workspace('provider');

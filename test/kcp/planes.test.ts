@@ -14,7 +14,7 @@
  * the file (about a minute).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -170,6 +170,7 @@ describe('planes on kcp: HostedDatabase across the provider workspace, a host cl
     provider?.close();
     host?.close();
     await kcp?.stop();
+    if (kcp) rmSync(kcp.dataDir, { recursive: true, force: true });
   });
 
   it('publishes an APIResourceSchema and the APIExport <plural>.<group> with claims merged per GroupResource and identity hashes', async () => {

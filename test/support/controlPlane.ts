@@ -9,7 +9,7 @@
  * one that needs workloads uses `workloadControlPlane`, which is the shared plane
  * when that runs them and a dedicated one otherwise.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -63,6 +63,11 @@ export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestCont
     ...(shape.zones !== undefined ? { zones: shape.zones } : {}),
   });
   plane.unref();
+  // The plane outlives nothing of ours: its etcd WAL and log would otherwise stay in the temporary
+  // folder after every file that starts one (the planes files start three or more each), and a
+  // full CI run filled a small disk that way (ENOSPC). Removing the folder while the child is
+  // still exiting is safe: open files are freed when it closes them.
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   return fromKubeconfig(plane.kubeconfig, plane.logFile, plane.withWorkloads ?? false, plane.nodes ?? []);
 }
 

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/storage/wal"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 )
 
@@ -285,6 +286,12 @@ func startEtcd(dir string, p ports, ephemeral bool, quota int64) (*embed.Etcd, s
 	cfg.Logger = "zap"
 	cfg.LogLevel = "error"
 	cfg.UnsafeNoFsync = ephemeral
+	if ephemeral {
+		// etcd preallocates each WAL segment, and one spare, at 64 MB: 123 MB on disk for a test plane
+		// that writes a few MB. A test run starts dozens of planes (a CI run once hit ENOSPC), so an
+		// ephemeral plane uses 8 MB segments; a longer-lived dev cluster keeps etcd's default.
+		wal.SegmentSizeBytes = 8 * 1000 * 1000
+	}
 	cfg.QuotaBackendBytes = quota
 	cfg.AutoCompactionMode = "periodic"
 	cfg.AutoCompactionRetention = "1h"
