@@ -6,7 +6,7 @@
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
 const dist = new URL('../dist/', import.meta.url);
-const { KubeConfig } = await import('@kubernetes/client-node');
+const { KubeConfig } = await import(new URL('kube/kubeconfig.js', dist).href);
 const { default: pino } = await import('pino');
 const { GraphController } = await import(new URL('controller/controller.js', dist).href);
 const { RestClient } = await import(new URL('kube/rest.js', dist).href);

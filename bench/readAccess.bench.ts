@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { inScope, scopeOfChange } from '../src/controller/rbacChanges.ts';
 import {
   newReadLedger,
@@ -24,6 +23,7 @@ import {
   serviceAccountSubject,
 } from '../src/controller/readAccess.ts';
 import { subjectAccessReview } from '../src/kube/access.ts';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';

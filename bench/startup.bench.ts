@@ -4,6 +4,12 @@
  * `npx kgraph` runs) and, for comparison, on the sources through tsx (KGRAPH_SOURCES=1, what every
  * start cost before). Each figure is the median of 5 runs; wall and CPU (user + system) of the process.
  * The controller runs against a fresh local control plane with the CRDs installed.
+ *
+ * `--against DIR` compares with another checkout instead of the sources (e.g. a `git worktree` of the
+ * commit before a change; its dist/ is built first): the two CLIs run alternately, one of ours then one
+ * of theirs, and each figure gets the median of the pairwise CPU ratios (robust to load that drifts
+ * during the run) and the controller's RSS at /readyz. With --write it fills the section
+ * `## CLI and controller start-up, against a baseline`.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,9 +17,9 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { installGraphCrd } from '../src/controller/crd.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
@@ -23,8 +29,12 @@ const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'kgraph.js');
 const dir = mkdtempSync(join(tmpdir(), 'kgraph-bench-startup-'));
 const write = process.argv.includes('--write');
+const againstAt = process.argv.indexOf('--against');
+const against = againstAt >= 0 ? process.argv[againstAt + 1] : undefined;
+const againstBin = against ? join(against, 'bin', 'kgraph.js') : undefined;
 
 execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+if (against) execFileSync('npm', ['run', 'build'], { cwd: against, stdio: 'ignore' });
 
 const graph = join(dir, 'five.yaml');
 writeFileSync(
@@ -50,11 +60,13 @@ ${['a', 'b', 'c', 'd', 'e']
 interface Sample {
   wall: number;
   cpu: number;
+  /** VmRSS at /readyz, KiB (controller start only). */
+  rssKiB?: number;
 }
 
 /** One run under /usr/bin/time: wall and user + system seconds of the process, in ms. */
-function timed(args: string[], env: NodeJS.ProcessEnv): Sample {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S', process.execPath, bin, ...args], {
+function timed(args: string[], env: NodeJS.ProcessEnv, cli = bin): Sample {
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S', process.execPath, cli, ...args], {
     encoding: 'utf8',
     env,
   });
@@ -76,11 +88,31 @@ const cli = (args: string[], env: NodeJS.ProcessEnv): Sample => {
   return medianOf(Array.from({ length: RUNS }, () => timed(args, env)));
 };
 
-const version = { compiled: cli(['--version'], compiledEnv), sources: cli(['--version'], sourcesEnv) };
-const validate = {
-  compiled: cli(['validate', graph], compiledEnv),
-  sources: cli(['validate', graph], sourcesEnv),
-};
+/** Alternating runs of ours and the baseline's (after one warm-up each). */
+interface Paired {
+  ours: Sample[];
+  theirs: Sample[];
+}
+async function paired(run: (cli: string) => Sample | Promise<Sample>): Promise<Paired> {
+  const out: Paired = { ours: [], theirs: [] };
+  if (!againstBin) return out;
+  await run(bin);
+  await run(againstBin);
+  for (let i = 0; i < RUNS; i++) {
+    out.ours.push(await run(bin));
+    out.theirs.push(await run(againstBin));
+  }
+  return out;
+}
+
+const version = against
+  ? undefined
+  : { compiled: cli(['--version'], compiledEnv), sources: cli(['--version'], sourcesEnv) };
+const validate = against
+  ? undefined
+  : { compiled: cli(['validate', graph], compiledEnv), sources: cli(['validate', graph], sourcesEnv) };
+const versionPaired = await paired((c) => timed(['--version'], compiledEnv, c));
+const validatePaired = await paired((c) => timed(['validate', graph], compiledEnv, c));
 
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -114,13 +146,19 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function controllerStart(kubeconfig: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+/** VmRSS of a live process, KiB. */
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0);
+}
+
+async function controllerStart(kubeconfig: string, env: NodeJS.ProcessEnv, cli = bin): Promise<Sample> {
   const port = await freePort();
   const started = Date.now();
   const child = spawn(
     process.execPath,
     [
-      bin,
+      cli,
       'controller',
       '--kubeconfig',
       kubeconfig,
@@ -137,7 +175,7 @@ async function controllerStart(kubeconfig: string, env: NodeJS.ProcessEnv): Prom
       if (Date.now() - started > 60_000) throw new Error('the controller did not become ready in 60 s');
       await new Promise((r) => setTimeout(r, 20));
     }
-    return { wall: Date.now() - started, cpu: cpuOf(child.pid ?? 0) };
+    return { wall: Date.now() - started, cpu: cpuOf(child.pid ?? 0), rssKiB: rssOf(child.pid ?? 0) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -146,7 +184,8 @@ async function controllerStart(kubeconfig: string, env: NodeJS.ProcessEnv): Prom
 
 const planeDir = join(dir, 'plane');
 const plane = await startLocalControlPlane({ dataDir: planeDir, ephemeral: true });
-let controller: { compiled: Sample; sources: Sample };
+let controller: { compiled: Sample; sources: Sample } | undefined;
+let controllerPaired: Paired = { ours: [], theirs: [] };
 try {
   const kc = new KubeConfig();
   kc.loadFromFile(plane.kubeconfig);
@@ -160,7 +199,8 @@ try {
     for (let i = 0; i < RUNS; i++) out.push(await controllerStart(plane.kubeconfig, env));
     return medianOf(out);
   };
-  controller = { compiled: await runs(compiledEnv), sources: await runs(sourcesEnv) };
+  if (against) controllerPaired = await paired((c) => controllerStart(plane.kubeconfig, compiledEnv, c));
+  else controller = { compiled: await runs(compiledEnv), sources: await runs(sourcesEnv) };
 } finally {
   await plane.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -179,7 +219,31 @@ const baseline = medianOf(
   }),
 );
 
-const section = `## CLI and controller start-up
+const pairedRow = (name: string, p: Paired): string => {
+  const ratio = median(p.ours.map((o, i) => o.cpu / (p.theirs[i]?.cpu ?? Number.NaN)));
+  const rss = (xs: Sample[]) => median(xs.map((x) => x.rssKiB ?? 0)) / 1024;
+  const rssCells =
+    p.ours[0]?.rssKiB !== undefined
+      ? ` ${rss(p.theirs).toFixed(1)} MiB | ${rss(p.ours).toFixed(1)} MiB | ${(median(p.ours.map((o, i) => (o.rssKiB ?? 0) / (p.theirs[i]?.rssKiB ?? Number.NaN)))).toFixed(2)}× |`
+      : ' — | — | — |';
+  return `| ${name} | ${ms(medianOf(p.theirs).wall)} / ${ms(medianOf(p.theirs).cpu)} | ${ms(medianOf(p.ours).wall)} / ${ms(medianOf(p.ours).cpu)} | ${ratio.toFixed(2)}× |${rssCells}`;
+};
+
+const section = against
+  ? `## CLI and controller start-up, against a baseline
+
+${measuredBy('startup.bench.ts', `\`--against ${against}\`, load average ${loadAverage()} at the end`)}
+Both compiled (dist/); ${RUNS} runs each after one warm-up, ours and the baseline's alternately, so that load
+drifting during the run hits both alike. Wall / CPU are medians; the CPU and RSS ratios are medians of the
+${RUNS} pairwise ratios (ours / baseline). RSS = VmRSS of the controller process when /readyz first answers 200.
+
+| figure | baseline (wall / CPU) | this checkout (wall / CPU) | CPU ratio | baseline RSS | this checkout RSS | RSS ratio |
+|---|---|---|---|---|---|---|
+${pairedRow('`kgraph --version`', versionPaired)}
+${pairedRow('`kgraph validate` (5 nodes)', validatePaired)}
+${pairedRow('`kgraph controller` start', controllerPaired)}
+`
+  : `## CLI and controller start-up
 
 ${measuredBy('startup.bench.ts', `load average ${loadAverage()} at the end`)}
 Median of ${RUNS} runs each (after one warm-up); wall and CPU (user + system) of the kgraph process. "compiled" is what
@@ -190,9 +254,9 @@ inflated by waiting for a core, the CPU times and their ratio are the comparable
 
 | figure | compiled (wall) | compiled (CPU) | goal | sources (wall) | sources (CPU) | sources/compiled (CPU) |
 |---|---|---|---|---|---|---|
-${row('`kgraph --version`', '< 150 ms', version)}
-${row('`kgraph validate` (5 nodes)', '< 400 ms', validate)}
-${row('`kgraph controller` start', '< 500 ms CPU', controller)}
+${version ? row('`kgraph --version`', '< 150 ms', version) : ''}
+${validate ? row('`kgraph validate` (5 nodes)', '< 400 ms', validate) : ''}
+${controller ? row('`kgraph controller` start', '< 500 ms CPU', controller) : ''}
 `;
 process.stdout.write(section);
 if (write) writeReadmeSection(section);

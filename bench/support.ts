@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { type LocalControlPlane, startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 

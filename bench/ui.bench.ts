@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { installGraphCrd } from '../src/controller/crd.ts';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';

@@ -18,6 +18,7 @@ export function installCostModel(): void {
     // test/unit/cel/costs.test.ts makes sure every function of the environment has its own entry.
     const cost =
       rule?.cost ?? ((args: readonly unknown[]) => 1 + args.reduce<number>((n, a) => n + scanCost(a), 0));
+    const by = decl.operator !== undefined ? 'operator' : 'function';
     const original = decl.handler as (this: unknown, ...args: unknown[]) => unknown;
     return function charged(this: unknown, ...args: unknown[]): unknown {
       if (!hasActiveBudget()) return original.apply(this, args);
@@ -31,7 +32,7 @@ export function installCostModel(): void {
         (typeof result === 'object' || typeof result === 'string') &&
         !args.includes(result)
       ) {
-        chargeCost(producedCost(result));
+        chargeCost(producedCost(result, by));
         checkProduced(result);
       }
       return result;

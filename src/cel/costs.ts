@@ -304,9 +304,17 @@ export const OPERATOR_COSTS: Readonly<Record<string, CostRule>> = {
   '-_': constant(1),
 };
 
-/** Units charged for a value a call produced: its size (strings and bytes at native speed). */
-export function producedCost(result: unknown): number {
-  return typeof result === 'object' || typeof result === 'string' ? scan(result) : 0;
+/**
+ * Units charged for a value a call produced: its size. A string a function produced is charged at the
+ * rate of building one piece by piece (8 characters a unit), not of scanning one: the functions that
+ * make long strings (`replace`, `format`, `join`, `json.marshal`, …) append a piece per match or
+ * element, and the hostile fuzz found 300 × 300 `replace` chains that spent 0.5–1.1 s of CPU inside
+ * 1,000,000 units when their output was charged at scan speed. An operator's string (`a + b`, one
+ * native concatenation) stays at scan speed. Lists and maps: one unit per element or entry; bytes: native.
+ */
+export function producedCost(result: unknown, by: 'function' | 'operator'): number {
+  if (typeof result === 'string') return by === 'function' ? slow(result.length) : native(result.length);
+  return typeof result === 'object' ? scan(result) : 0;
 }
 
 /** The cost table as Markdown rows (docs/cel.md embeds it; test/unit/cel/costs.test.ts keeps them equal). */

@@ -18,13 +18,13 @@ export const GraphCode = {
   NoNodes: 'KG2006',
   /** A file or directory given on the command line could not be read. */
   UnreadableInput: 'KG2007',
-  /** Graph `spec.serviceAccountName` not a DNS-1123 subdomain (≤ 253 characters). */
+  /** Graph `spec.serviceAccountName` (or a value of an RGD's `spec.defaultServiceAccounts`) not a DNS-1123 subdomain (≤ 253 characters). */
   InvalidServiceAccountName: 'KG2008',
   /** The compiler failed on a document (too deeply nested, or a bug); other documents still get their result. */
   InternalFailure: 'KG2009',
   /** A map key written twice (warning; the last value wins, as kubectl and kro read it). */
   DuplicateYamlKey: 'KG2016',
-  /** An unknown field directly under a Graph's `spec` (allowed: serviceAccountName, nodes). */
+  /** An unknown field directly under `spec` (Graph: serviceAccountName, nodes; RGD: schema, resources, defaultServiceAccounts). */
   UnknownSpecField: 'KG2017',
   /** `metadata.namespace` of the Graph that is not a string (a number, a map, …). */
   InvalidNamespace: 'KG2018',

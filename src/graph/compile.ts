@@ -19,7 +19,7 @@ import { GraphCode } from './codes.ts';
 import type { KindResolver } from './kinds.ts';
 import type { CompiledGraph } from './model.ts';
 import { finishFrame } from './passes/dagFrames.ts';
-import { checkGraphDocument } from './passes/document.ts';
+import { checkGraphDocument, compileDefaultServiceAccounts } from './passes/document.ts';
 import { compileFrame } from './passes/expressions.ts';
 import { flavorOf, GRAPH_FLAVOR, sourceKindOf } from './passes/flavor.ts';
 import { checkRgdSchema, compileRgd } from './passes/rgdSchema.ts';
@@ -207,6 +207,10 @@ function compileGraph(
   graph.root = finishFrame(s, frame);
 
   if (flavor.rgd && schemaEntry) graph.rgd = compileRgd(s, schemaEntry, frame);
+  if (flavor.rgd) {
+    const sas = compileDefaultServiceAccounts(s, spec, s.rgdClusterScoped);
+    if (sas && graph.rgd) graph.rgd.defaultServiceAccounts = sas;
+  }
 
   const used = requiredKinds(frame);
   graph.requiredKinds = used.kinds;

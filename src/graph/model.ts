@@ -254,6 +254,12 @@ export interface CompiledRgd {
   status: StatusField[];
   /** The whole `spec.schema` object as authored (printer columns, shortNames, …). */
   raw: JsonValue;
+  /**
+   * `spec.defaultServiceAccounts` (a kgraph extension): instance namespace (or `*`) → name of the
+   * ServiceAccount in that namespace whose identity the instance reads and writes with. Absent: the
+   * controller's own identity, as kro.
+   */
+  defaultServiceAccounts?: Record<string, string>;
 }
 
 export interface CompiledGraph {

@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { KubeConfig } from './kubeconfig.ts';
 import { RestClient, type RestClientOptions } from './rest.ts';
 
 const START_ONE =
@@ -42,7 +42,6 @@ export function loadKubeConfig(path?: string, context?: string): KubeConfig {
   const kc = new KubeConfig();
   const source = path ?? defaultSource();
   if (source === undefined) {
-    // client-node would fall back to an unauthenticated http://localhost:8080 and fail obscurely.
     throw new KgraphError(
       'KG6011',
       `no kubeconfig: KUBECONFIG is not set and ~/.kube/config does not exist; ${START_ONE}`,

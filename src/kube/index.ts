@@ -1,6 +1,7 @@
 /**
  * The public surface of the kube layer. Everything that talks to an API server
- * goes through here; nothing else in kgraph imports client-node except for `KubeConfig`.
+ * goes through here. kgraph reads kubeconfigs itself (kubeconfig.ts); client-node is imported
+ * only for exec and auth-provider plugins and proxies, on first use.
  *
  *   const client = new RestClient(kc);                       // rest.ts: raw JSON, counters, ApiError
  *   await client.apply(obj, { fieldManager: 'm' });           // SSA; 409 → e.conflictingManagers

@@ -4,7 +4,7 @@
  * and the logical cluster an object read through a wildcard request belongs to. Types are the few
  * fields kgraph reads; everything else passes through as JSON.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from './kubeconfig.ts';
 import { RestClient, type RestClientOptions } from './rest.ts';
 import type { KubeObject } from './types.ts';
 

@@ -10,10 +10,10 @@ import { type ChildProcess, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KgraphError } from '../diag/diagnostic.ts';
 import { logTail, spawnLogged } from './childProcess.ts';
 import { freePort } from './freePort.ts';
+import { KubeConfig } from './kubeconfig.ts';
 import { repoRoot } from './localControlPlane.ts';
 import { RestClient } from './rest.ts';
 

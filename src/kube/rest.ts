@@ -3,10 +3,10 @@
  *
  * Why raw: client-node's typed APIs run built-in kinds through ObjectSerializer,
  * which silently drops fields its models lack (platform spec §4.2) — wrong for an
- * orchestrator that must apply exactly what a template says. We only borrow
- * client-node's `KubeConfig` for authentication (every auth method it supports:
- * client certificates, tokens, exec and auth-provider plugins, basic auth, proxies)
- * through `applyToHTTPSOptions`, and send JSON with Node's `https`/`http`.
+ * orchestrator that must apply exactly what a template says. Credentials come from our
+ * own `KubeConfig` (kubeconfig.ts: client certificates, tokens, basic auth; exec and
+ * auth-provider plugins and proxies through client-node, loaded only for them) through
+ * `applyToHTTPSOptions`, and we send JSON with Node's `https`/`http`.
  *
  * Every request is counted by verb (`counters`), every failure is an `ApiError`.
  */
@@ -14,10 +14,10 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { sleep } from './backoff.ts';
 import { Discovery, type ResourceInfo } from './discovery.ts';
 import { ApiError, apiErrorFromResponse, isApiError } from './errors.ts';
+import type { KubeConfig } from './kubeconfig.ts';
 import { RequestCounters, type Verb } from './metrics.ts';
 import { labelSelector, parseApiVersion, type QueryValue, queryString, resourcePath } from './paths.ts';
 import { asKubeList, asKubeObject, type KubeList, type KubeObject } from './types.ts';
@@ -465,11 +465,11 @@ export class RestClient {
         request: label,
       });
     }
-    // applyToHTTPSOptions may add Impersonate-User from the kubeconfig; ours override.
+    // applyToHTTPSOptions may add Impersonate-* headers from the kubeconfig (`as`, `as-groups`); ours override.
     const hdrs = (opts.headers ?? headers) as Record<string, string | string[] | number>;
     const who = req.impersonate === undefined ? this.impersonation : (req.impersonate ?? undefined);
     if (req.impersonate === null) {
-      delete hdrs['Impersonate-User'];
+      for (const k of Object.keys(hdrs)) if (k.toLowerCase().startsWith('impersonate-')) delete hdrs[k];
     }
     if (who) applyImpersonation(hdrs, who);
     opts.headers = hdrs;
@@ -555,13 +555,12 @@ export class RestClient {
   }
 
   /**
-   * client-node creates a fresh agent (no keep-alive) on every call; we keep one
-   * keep-alive agent per distinct TLS identity so connections are reused.
-   * Proxied clusters keep client-node's proxy agent.
+   * One keep-alive agent per distinct TLS identity so connections are reused (client-node
+   * created a fresh agent per call). Proxied clusters keep client-node's proxy agent.
    */
   private agentFor(url: URL, opts: https.RequestOptions): http.Agent | undefined {
     const cluster = this.shared.kc.getCurrentCluster();
-    if (cluster?.proxyUrl) return opts.agent instanceof http.Agent ? opts.agent : undefined;
+    if (cluster?.['proxy-url']) return opts.agent instanceof http.Agent ? opts.agent : undefined;
     const h = createHash('sha256');
     h.update(url.protocol);
     for (const v of [opts.ca, opts.cert, opts.key, opts.pfx, opts.passphrase, opts.servername]) {

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '../../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../../src/kube/localControlPlane.ts';
 
 export interface TestControlPlane {

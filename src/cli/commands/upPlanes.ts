@@ -10,13 +10,13 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { devClusterUp } from '../../kube/devCluster.ts';
 import { freePort } from '../../kube/freePort.ts';
+import { KubeConfig } from '../../kube/kubeconfig.ts';
 import { repoRoot } from '../../kube/localControlPlane.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';

@@ -38,8 +38,8 @@ export interface ConvergeInput {
   /**
    * Whose reads these are (§24): every cached object and list is handed to the evaluation only if this
    * subject may read it; a refused read ends the passes before anything is written
-   * (`state.forbidden`). Absent: the controller's own reads (RGD instances, whose children the
-   * controller writes with its own identity).
+   * (`state.forbidden`). Absent: the controller's own reads (RGD instances whose RGD maps no
+   * ServiceAccount, docs/rgd.md "Trust model").
    */
   reads?: ReadScope;
   applier: Applier;

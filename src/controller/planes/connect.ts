@@ -3,8 +3,9 @@
  * controller namespace, the kube-system namespace UID (cluster identity, §3.3.2) and the identity the
  * credentials have there (SelfSubjectReview). Failures are typed values with the condition reason.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+
 import { isForbidden, isNotFound, type KubeObject, RestClient, selfSubjectReview } from '../../kube/index.ts';
+import { KubeConfig } from '../../kube/kubeconfig.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export type ConnectFailure = { ok: false; reason: 'KubeconfigInvalid' | 'Unreachable'; message: string };

@@ -3,8 +3,9 @@
  * --planes` and the tests: a ServiceAccount with a token-based kubeconfig, and bindings of the generated
  * roles to it. kgraph itself never creates RBAC in a consumer cluster (planes.md §10.2).
  */
-import { KubeConfig } from '@kubernetes/client-node';
+
 import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { KubeConfig } from '../../kube/kubeconfig.ts';
 import { bindingName, roleBindings } from './claims.ts';
 
 const FM = 'kgraph-consumer-setup';

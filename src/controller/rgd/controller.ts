@@ -15,6 +15,8 @@ import {
 } from '../../kube/index.ts';
 import { GraphCompiler } from '../engine.ts';
 import { ControllerMetrics } from '../metrics.ts';
+import { RbacWatch } from '../rbacChanges.ts';
+import { ReadAccess } from '../readAccess.ts';
 import { WatchSet } from '../watches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';
@@ -37,6 +39,8 @@ export interface RgdControllerOptions {
   log?: Logger;
   resyncMs?: number;
   maxCollectionSize?: number;
+  /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
+  readAccessTtlMs?: number;
 }
 
 export class RgdController {
@@ -48,6 +52,14 @@ export class RgdController {
   private readonly watches: WatchSet;
   private readonly server: InstanceServer;
   private readonly registrar: RgdRegistrar;
+  /**
+   * What RGDs' ServiceAccounts may read (`spec.defaultServiceAccounts`, docs/rgd.md), re-checked on RBAC
+   * changes. The RBAC watch starts with the first instance that runs as a ServiceAccount: without the
+   * field nothing of this runs, as kro.
+   */
+  readonly reads: ReadAccess;
+  private readonly rbacWatch: RbacWatch;
+  private rbacWatchStarted = false;
   private rgdInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
   private running: Promise<void> | undefined;
@@ -67,8 +79,23 @@ export class RgdController {
       onEvent: (e) => this.server.routeEvent(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
     });
+    this.reads = new ReadAccess(this.client, (av, k) => this.watches.resourceOf(av, k), {
+      ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
+      log: this.log,
+    });
+    this.reads.onChange((users) => this.server.reconcileServiceAccounts(users));
+    this.rbacWatch = new RbacWatch(this.client, this.reads, {
+      onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
+    });
     this.server = new InstanceServer({
       client: this.client,
+      reads: (namespace, serviceAccount) => {
+        if (!this.rbacWatchStarted) {
+          this.rbacWatchStarted = true;
+          this.rbacWatch.start();
+        }
+        return this.reads.forServiceAccount(namespace, serviceAccount);
+      },
       watches: this.watches,
       versions: new GroupKindVersions(this.client.discovery),
       log: this.log,
@@ -202,6 +229,7 @@ export class RgdController {
     await this.server.stopAll();
     await this.rgdInformer?.stop();
     await this.crdInformer?.stop();
+    if (this.rbacWatchStarted) await this.rbacWatch.stop();
     await this.watches.stop();
   }
 

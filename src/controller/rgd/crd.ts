@@ -139,6 +139,12 @@ export function rgdCrd(): KubeObject {
                   properties: {
                     schema: schemaSection(),
                     resources: { type: 'array', items: resourceSchema() },
+                    // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
+                    // the ServiceAccount (in that namespace) the instance reads and writes as.
+                    defaultServiceAccounts: {
+                      type: 'object',
+                      additionalProperties: { type: 'string' },
+                    },
                   },
                 },
                 status: {

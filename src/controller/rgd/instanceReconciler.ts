@@ -3,9 +3,16 @@
  *
  *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
  *   parent metadata (§23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
- *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced, with the controller's
- *   own identity → evaluate again while writes unlock dependents → prune the ApplySet (only after every
- *   apply succeeded; never what a pending node rendered earlier) → shrink the inventory → status.
+ *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced → evaluate again
+ *   while writes unlock dependents → prune the ApplySet (only after every apply succeeded; never what a
+ *   pending node rendered earlier) → shrink the inventory → status.
+ *
+ * Whose identity (docs/rgd.md, "Trust model"): without `spec.defaultServiceAccounts` on the RGD, the
+ * controller's own, as kro. With it, the ServiceAccount it maps the instance's namespace to: children are
+ * applied, pruned and deleted impersonating it (as a Graph's children are), and every cached object the
+ * evaluation reads (externalRefs, observed children) is handed over only if that ServiceAccount may read
+ * it (readAccess.ts); a refused read writes nothing and reports `ResourcesReady=False`, `ReadForbidden`.
+ * Status and parent metadata are always the controller's.
  *
  * Reads come from the shared informer caches; an apply whose fields already agree is skipped and an
  * unchanged status or parent is not written, so a steady-state pass makes no write request.
@@ -20,8 +27,9 @@ import { WaitBackoff } from '../core/backoff.ts';
 import { type BeforeApply, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { pruneRetired } from '../core/prune.ts';
-import { CONTROLLER_MANAGER, LABEL_NODE_ID, labelValue } from '../names.ts';
+import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../names.ts';
 import { appliedFieldsAgree } from '../ownership.ts';
+import type { ReadScope } from '../readAccess.ts';
 import type { ReconcileOutcome } from '../reconciler.ts';
 import type { ConditionStatus } from '../status.ts';
 import { type Interest, newInterest, type WatchSet } from '../watches.ts';
@@ -49,6 +57,7 @@ import {
   APPLYSET_MANAGER,
   applySetId,
   INSTANCE_FINALIZER,
+  instanceServiceAccount,
   isSuspended,
   LABEL_APPLYSET_PART_OF,
   PARENT_MANAGER,
@@ -72,8 +81,10 @@ export interface InstanceLister {
 }
 
 export interface InstanceReconcilerDeps {
-  /** The controller's own identity: children, status and parent metadata (§24). */
+  /** The controller's own identity: status and parent metadata, children unless the RGD maps a ServiceAccount. */
   client: RestClient;
+  /** The reads of a ServiceAccount (readAccess.ts), for RGDs with `spec.defaultServiceAccounts`. */
+  reads?: (namespace: string, serviceAccount: string) => ReadScope;
   watches: WatchSet;
   versions: GroupKindVersions;
   instances: InstanceLister;
@@ -87,12 +98,15 @@ export interface InstanceReconcilerDeps {
 const WAIT_MS = 3_000;
 /** A deletion wave waiting for its objects to go (their events usually come first). */
 const WAVE_WAIT_MS = 1_000;
+/** A refused read is retried with backoff up to this; a grant (the RBAC watch) requeues at once. */
+const FORBIDDEN_MAX_MS = 300_000;
 
 export class InstanceReconciler {
   private readonly deps: InstanceReconcilerDeps;
   /** resourceVersion and status we wrote last, per instance UID (our own echoes change nothing). */
   private readonly lastWrite = new Map<string, { rv: number; status?: InstanceStatus }>();
   private readonly waits = new WaitBackoff(WAIT_MS, WAIT_MS);
+  private readonly forbiddenWaits = new WaitBackoff(WAIT_MS, FORBIDDEN_MAX_MS);
 
   constructor(deps: InstanceReconcilerDeps) {
     this.deps = deps;
@@ -111,6 +125,22 @@ export class InstanceReconciler {
   forget(uid: string): void {
     this.lastWrite.delete(uid);
     this.waits.reset(uid);
+    this.forbiddenWaits.reset(uid);
+  }
+
+  /**
+   * Whose identity an instance's children are written and its reads checked with: the RGD's
+   * ServiceAccount for the instance's namespace, or (none mapped) the controller's own, unchecked.
+   */
+  private actingAs(api: InstanceApi, identity: InstanceIdentity): { writer: RestClient; reads?: ReadScope } {
+    const sa = instanceServiceAccount(api.compiled.rgd?.defaultServiceAccounts, identity.namespace);
+    if (sa === undefined) return { writer: this.deps.client };
+    if (!this.deps.reads)
+      throw new Error('internal: an RGD maps a ServiceAccount and no read access is wired');
+    return {
+      writer: this.deps.client.withImpersonation(graphImpersonation(identity.namespace, sa)),
+      reads: this.deps.reads(identity.namespace, sa),
+    };
   }
 
   async reconcile(api: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
@@ -119,10 +149,11 @@ export class InstanceReconciler {
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
     if (isSuspended(inst.metadata.annotations)) return { kind: 'converged', reason: 'Suspended', interest };
     const identity = identityOf(api, inst);
-    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest);
+    const acting = this.actingAs(api, identity);
+    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
 
     const applier: Applier = {
-      writer: this.deps.client,
+      writer: acting.writer,
       watches: this.deps.watches,
       concurrency: this.deps.applyConcurrency ?? 20,
     };
@@ -131,6 +162,7 @@ export class InstanceReconciler {
     const ns = identity.namespace || 'default';
     const passes = await convergePasses({
       watches: this.deps.watches,
+      ...(acting.reads ? { reads: acting.reads } : {}),
       applier,
       namespace: ns,
       interest,
@@ -170,9 +202,9 @@ export class InstanceReconciler {
     });
     const { result, state, desired } = passes;
 
-    // Prune (§22.2 steps 4–5): only after a clean apply.
+    // Prune (§22.2 steps 4–5): only after a clean apply (a refused read applied nothing: keep all).
     let pruneErrors: string[] = [];
-    if (!state.hardError && state.conflicts.length === 0) {
+    if (!state.hardError && !state.forbidden && state.conflicts.length === 0) {
       const recorded = readInventory(parent.metadata.annotations);
       const children = await listChildren(
         this.deps.watches,
@@ -185,7 +217,7 @@ export class InstanceReconciler {
       const retired = children
         .filter((c) => !keep.has(c.uid))
         .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
-      const pruned = await pruneRetired(this.deps.client, this.deps.watches, this.deps.log, retired);
+      const pruned = await pruneRetired(acting.writer, this.deps.watches, this.deps.log, retired);
       pruneErrors = pruned.errors;
       if (pruneErrors.length === 0) {
         const kept = children.filter((c) => keep.has(c.uid));
@@ -195,17 +227,23 @@ export class InstanceReconciler {
     }
 
     // Status.
-    const status = this.instanceStatus(
-      api.compiled,
-      inst,
-      result,
-      state.hardError,
-      state.conflicts,
-      pruneErrors,
-    );
+    const status = state.forbidden
+      ? this.forbiddenStatus(inst, result, state.forbidden)
+      : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
+    if (state.forbidden) {
+      // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
+      this.waits.reset(uid);
+      return {
+        kind: 'waiting',
+        reason: 'ReadForbidden',
+        interest,
+        requeueAfterMs: this.forbiddenWaits.next(uid),
+      };
+    }
+    this.forbiddenWaits.reset(uid);
     if (status.state === 'ERROR') {
       const reason = state.hardError
         ? 'ApplyFailed'
@@ -223,6 +261,31 @@ export class InstanceReconciler {
   }
 
   // ------------------------------------------------------------------ status
+
+  /**
+   * A read was refused to the RGD's ServiceAccount: the evaluation saw less than the cluster holds, so
+   * nothing derived from it is written — the projected fields stay as they were, custom conditions are
+   * not evaluated (the four built-ins say why), and the state is ERROR until a grant.
+   */
+  private forbiddenStatus(inst: KubeObject, result: EvaluationResult, message: string): InstanceStatus {
+    const gen = inst.metadata.generation ?? 0;
+    const prev = parseConditions(inst as unknown as Record<string, unknown>);
+    const evalErrors = result.errors.map((e) => `node ${e.node}: ${e.message}`);
+    const conditions = instanceConditions(
+      prev,
+      {
+        managed: { status: 'True', reason: 'Managed', message: 'finalizer and labels are set' },
+        resolved:
+          evalErrors.length > 0
+            ? { status: 'False', reason: 'ResolutionFailed', message: evalErrors.join('; ') }
+            : { status: 'True', reason: 'Resolved', message: 'the graph resolved' },
+        resourcesReady: { status: 'False', reason: 'ReadForbidden', message },
+      },
+      gen,
+      () => this.now(),
+    );
+    return { fields: previousFields(inst), conditions, state: 'ERROR' };
+  }
 
   private instanceStatus(
     compiled: CompiledGraph,
@@ -355,6 +418,7 @@ export class InstanceReconciler {
     inst: KubeObject,
     identity: InstanceIdentity,
     interest: Interest,
+    writer: RestClient,
   ): Promise<ReconcileOutcome> {
     if (!(inst.metadata.finalizers ?? []).includes(INSTANCE_FINALIZER)) {
       this.forget(identity.uid);
@@ -368,7 +432,7 @@ export class InstanceReconciler {
       inv,
       identity.namespace,
     );
-    const wave = await deleteNextWave(this.deps.client, this.deps.watches, this.deps.log, children, interest);
+    const wave = await deleteNextWave(writer, this.deps.watches, this.deps.log, children, interest);
     const gen = inst.metadata.generation ?? 0;
     const prev = parseConditions(inst as unknown as Record<string, unknown>);
     const now = () => this.now();
@@ -382,11 +446,7 @@ export class InstanceReconciler {
               ? 'all resources deleted'
               : `deleting wave ${wave.wave}: ${wave.remaining.join(', ')}`,
           };
-    const fields = Object.fromEntries(
-      Object.entries((inst.status ?? {}) as Record<string, unknown>).filter(
-        ([k]) => k !== 'conditions' && k !== 'state',
-      ),
-    );
+    const fields = previousFields(inst);
     const conditions = instanceConditions(
       prev,
       {
@@ -430,6 +490,15 @@ export class InstanceReconciler {
 }
 
 // -------------------------------------------------------------------- helpers
+
+/** The projected status fields the instance carries now (without conditions and state). */
+function previousFields(inst: KubeObject): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries((inst.status ?? {}) as Record<string, unknown>).filter(
+      ([k]) => k !== 'conditions' && k !== 'state',
+    ),
+  );
+}
 
 function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
   const name = inst.metadata.name ?? '';

@@ -9,10 +9,13 @@ import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
 import { InterestRoutes } from '../core/routes.ts';
 import type { ControllerMetrics } from '../metrics.ts';
+import { serviceAccountUser } from '../names.ts';
+import type { ReadScope } from '../readAccess.ts';
 import type { ReconcileOutcome } from '../reconciler.ts';
 import type { WatchSet } from '../watches.ts';
 import type { GroupKindVersions } from './children.ts';
 import { type InstanceApi, InstanceReconciler } from './instanceReconciler.ts';
+import { instanceServiceAccount } from './names.ts';
 
 interface Served {
   api: InstanceApi;
@@ -30,6 +33,8 @@ export interface InstanceServerOptions {
   maxCollectionSize?: number;
   applyConcurrency?: number;
   metrics?: () => ControllerMetrics | undefined;
+  /** The reads of a ServiceAccount, for RGDs with `spec.defaultServiceAccounts` (readAccess.ts). */
+  reads?: (namespace: string, serviceAccount: string) => ReadScope;
 }
 
 export class InstanceServer {
@@ -44,6 +49,7 @@ export class InstanceServer {
     this.opts = opts;
     this.reconciler = new InstanceReconciler({
       client: opts.client,
+      ...(opts.reads ? { reads: opts.reads } : {}),
       watches: opts.watches,
       versions: opts.versions,
       instances: { get: (api, ns, name) => this.getInstance(api, ns, name) },
@@ -152,6 +158,25 @@ export class InstanceServer {
     this.served.delete(rgdName);
     await Promise.all(s.informers.map((i) => i.stop()));
     this.opts.log.info({ rgd: rgdName, kind: s.api.kind }, 'stopped serving instances');
+  }
+
+  /**
+   * Enqueues the instances that run as one of these ServiceAccount users (their access answers changed
+   * on an RBAC event): a grant makes a refused instance converge without waiting for its backoff.
+   */
+  reconcileServiceAccounts(users: ReadonlySet<string>): void {
+    for (const [rgd, s] of this.served) {
+      const map = s.api.compiled.rgd?.defaultServiceAccounts;
+      if (!map) continue;
+      for (const inf of s.informers) {
+        for (const o of inf.list()) {
+          const ns = o.metadata.namespace ?? '';
+          const sa = instanceServiceAccount(map, ns);
+          if (sa !== undefined && users.has(serviceAccountUser(ns, sa)))
+            this.queue.add(`${rgd}|${ns}/${o.metadata.name ?? ''}`);
+        }
+      }
+    }
   }
 
   /** Enqueues every served instance (what an informer resync does). */

@@ -64,3 +64,16 @@ export function isSuspended(annotations: Record<string, string> | undefined): bo
 
 /** The manager of the instance's own metadata (labels, ApplySet annotations, finalizer). */
 export const PARENT_MANAGER = 'kro.run/applyset-parent';
+
+/**
+ * The ServiceAccount (in the instance's namespace) an instance reads and writes as, from the RGD's
+ * `spec.defaultServiceAccounts` (docs/rgd.md, "Trust model"): the entry for the namespace, else `*`.
+ * Undefined — the RGD has no such map, or it maps neither — means the controller's own identity, as kro.
+ */
+export function instanceServiceAccount(
+  defaultServiceAccounts: Readonly<Record<string, string>> | undefined,
+  namespace: string,
+): string | undefined {
+  if (!defaultServiceAccounts || namespace === '') return undefined;
+  return defaultServiceAccounts[namespace] ?? defaultServiceAccounts['*'];
+}

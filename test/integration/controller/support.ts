@@ -3,12 +3,12 @@
  * write everything in it, a controller restricted to that namespace, Graph helpers and waits.
  */
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { GraphController, type ReconcileTrace } from '../../../src/controller/controller.ts';
 import { installGraphCrd } from '../../../src/controller/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import {

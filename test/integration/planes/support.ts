@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../../src/controller/planes/claims.ts';
@@ -16,6 +15,7 @@ import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
 import type { PlaneTimings } from '../../../src/controller/planes/names.ts';
 import type { SweepAuthority } from '../../../src/controller/planes/sweeper.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
+import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import { dedicatedControlPlane, type TestControlPlane } from '../../support/controlPlane.ts';
 import { eventually } from '../../support/kube.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import { workloadControlPlane } from '../../support/controlPlane.ts';
 import { eventually } from '../../support/kube.ts';

@@ -50,6 +50,27 @@ describe('evaluation limits', () => {
     if (!viaExists.result.ok) assert.equal(viaExists.result.error.code, CelCode.CostLimit);
   });
 
+  it("a string a function builds is charged by its length at building speed, an operator's at scan speed", () => {
+    // Three replaces build 100, 1,000 and 10,000 characters: ≈ 1,530 units when the output is charged at
+    // 8 characters a unit (≈ 320 at scan speed, which let 300 × 300 such chains run for over a second).
+    const chain =
+      "'aaaaaaaaaa'.replace('a', 'aaaaaaaaaa').replace('a', 'aaaaaaaaaa').replace('a', 'aaaaaaaaaa')";
+    const tight = { limits: { maxCost: 1_300, maxDurationMs: Number.POSITIVE_INFINITY } };
+    const built = run(`${chain}.size()`, tight).result;
+    assert.equal(built.ok, false);
+    if (!built.ok) assert.equal(built.error.code, CelCode.CostLimit);
+    const roomy = run(`${chain}.size()`, {
+      limits: { maxCost: 2_000, maxDurationMs: Number.POSITIVE_INFINITY },
+    });
+    assert.deepEqual(roomy.result.ok && roomy.result.value, 10_000n);
+    // `+` joins two 10,000-character strings natively: 2 × ⌈20,000/64⌉ = 626 units more (its formula and
+    // the output at scan speed; 2,813 if the output were charged at building speed).
+    const joined = run(`cel.bind(s, ${chain}, s + s).size()`, {
+      limits: { maxCost: 2_500, maxDurationMs: Number.POSITIVE_INFINITY },
+    });
+    assert.deepEqual(joined.result.ok && joined.result.value, 20_000n);
+  });
+
   it('doubling strings stop at the size limit', () => {
     // cel.bind(s30, s29+s29, … cel.bind(s1, s0+s0, s30)) would build 2^30 characters.
     let expr = 's30.size()';

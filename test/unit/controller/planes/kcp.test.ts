@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { bindingAccepts } from '../../../../src/controller/planes/kcp/access.ts';
 import { KcpPlanesController } from '../../../../src/controller/planes/kcp/controller.ts';
 import { apiExport, apiResourceSchema, schemaName } from '../../../../src/controller/planes/kcp/publish.ts';
 import type { PublishedBlueprint } from '../../../../src/controller/planes/served.ts';
 import { bindingView, type KcpBindingView } from '../../../../src/kube/kcp.ts';
+import { KubeConfig } from '../../../../src/kube/kubeconfig.ts';
 import { RestClient } from '../../../../src/kube/rest.ts';
 
 const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
@@ -163,7 +163,7 @@ describe('kcp planes controller: sweep authority (§13.4)', () => {
   // Nothing is sent: the controller is only constructed, and the sweeper asked whether it may sweep.
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true }],
     users: [{ name: 'u', token: 't' }],
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
