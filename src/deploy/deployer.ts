@@ -16,6 +16,7 @@ import {
   type InventoryEntry,
   inventoryEntries,
   inventoryRef,
+  keyName,
   readInventory,
   writeInventory,
 } from './inventory.ts';
@@ -96,7 +97,7 @@ function conflictError(key: string, err: ApiError): ApiError {
   return new ApiError({
     code: 409,
     reason: 'Conflict',
-    message: `${key}: fields are owned by ${err.conflictingManagers.join(', ')} (${err.conflicts.map((c) => c.field).join(', ')}); deploy with --force to take them over`,
+    message: `${keyName(key)}: fields are owned by ${err.conflictingManagers.join(', ')} (${err.conflicts.map((c) => c.field).join(', ')}); deploy with --force to take them over`,
     details: err.details,
   });
 }
@@ -265,7 +266,7 @@ export class Deployer {
     switch (decision.action) {
       case 'refused':
       case 'owned-elsewhere':
-        throw new ApiError({ code: 422, reason: 'Refused', message: `${key}: ${decision.detail}` });
+        throw new ApiError({ code: 422, reason: 'Refused', message: `${keyName(key)}: ${decision.detail}` });
       case 'conflict':
         // Someone else wrote our fields (kubectl edit, another controller): drift owned by them.
         result.drift.push(key);
@@ -274,7 +275,7 @@ export class Deployer {
           key,
           `changed out of band by ${decision.conflict!.managers.join(', ')} at ${decision.conflict!.fields.join(', ')}`,
         );
-        throw new ApiError({ code: 409, reason: 'Conflict', message: `${key}: ${decision.detail}` });
+        throw new ApiError({ code: 409, reason: 'Conflict', message: `${keyName(key)}: ${decision.detail}` });
       case 'unchanged':
         result.unchanged.push(key);
         this.emit('unchanged', key);
@@ -340,7 +341,7 @@ export class Deployer {
     for (;;) {
       const live = await this.getLive(p.manifest);
       const r = readinessOf(live);
-      if (r.failed) throw new Error(`${key}: ${r.failed}`);
+      if (r.failed) throw new Error(`${keyName(key)}: ${r.failed}`);
       if (r.ready) {
         if (p.kind === 'CustomResourceDefinition') await this.waitServed(p.manifest);
         this.emit('ready', key, r.reason);
@@ -352,7 +353,7 @@ export class Deployer {
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `${key}: not ready after ${Math.round((this.opts.timeoutMs ?? 600_000) / 1000)} s: ${r.reason}; last status ${JSON.stringify(live?.status ?? null)}`,
+          `${keyName(key)}: not ready after ${Math.round((this.opts.timeoutMs ?? 600_000) / 1000)} s: ${r.reason}; last status ${JSON.stringify(live?.status ?? null)}`,
         );
       }
       await sleep(this.opts.pollMs ?? 500);

@@ -3,6 +3,7 @@
  * what the last successful run applied, so a later run can prune what its build no
  * longer contains, and never touches anything it did not record.
  */
+import { kubectlNameIn } from '../diag/objectName.ts';
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { PlannedObject } from '../sdk/index.ts';
@@ -46,6 +47,21 @@ export interface Inventory {
 
 export function entryKey(e: Pick<InventoryEntry, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
   return `${e.apiVersion}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
+}
+
+/**
+ * A deploy key (`apiVersion/kind/namespace/name`, inventory.ts entryKey) named as kubectl names the
+ * object (diag/objectName.ts, shared by every command): `deployment.apps/web -n orders`, `namespace/orders`.
+ */
+export function keyName(key: string): string {
+  const parts = key.split('/');
+  if (parts.length < 4) return key;
+  return kubectlNameIn({
+    apiVersion: parts.slice(0, -3).join('/'),
+    kind: parts.at(-3)!,
+    namespace: parts.at(-2)!,
+    name: parts.at(-1)!,
+  });
 }
 
 export async function readInventory(client: RestClient, ref: InventoryRef): Promise<Inventory> {

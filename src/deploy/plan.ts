@@ -6,7 +6,7 @@
  */
 import type { RestClient } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
-import { type Manifest, planOrder } from '../sdk/index.ts';
+import { type Manifest, type PlannedObject, planOrder } from '../sdk/index.ts';
 import {
   decideObject,
   decidePrunes,
@@ -16,9 +16,8 @@ import {
   type PruneAction,
 } from './decide.ts';
 import { DEFAULT_FIELD_MANAGER } from './deployer.ts';
-import { entryKey, inventoryEntries, inventoryRef, readInventory } from './inventory.ts';
+import { entryKey, inventoryEntries, inventoryRef, keyName, readInventory } from './inventory.ts';
 import { checkDeployName } from './ownership.ts';
-import { kubectlName } from './progress.ts';
 
 export type PlanAction = ObjectAction;
 
@@ -56,6 +55,21 @@ function definesKind(manifests: readonly Manifest[], apiVersion: string, kind: s
   });
 }
 
+/**
+ * Each object's wave (display only; the deployer starts an object as soon as its dependencies are
+ * ready): 0 without dependencies, else one more than its deepest dependency. `plan` is planOrder's,
+ * dependencies before dependents.
+ */
+export function planWaves(plan: readonly PlannedObject[]): Map<string, number> {
+  const wave = new Map<string, number>();
+  for (const p of plan)
+    wave.set(
+      p.key,
+      p.dependsOn.reduce((m, d) => Math.max(m, (wave.get(d.key) ?? 0) + 1), 0),
+    );
+  return wave;
+}
+
 export async function planDeploy(
   client: RestClient,
   manifests: readonly Manifest[],
@@ -70,7 +84,7 @@ export async function planDeploy(
 ): Promise<DeployPlan> {
   const ref = inventoryRef(checkDeployName(opts.name), opts.inventoryNamespace);
   const plan = planOrder(manifests);
-  const wave = new Map<string, number>();
+  const wave = planWaves(plan);
   const steps: (PlanStep & { order: number })[] = [];
   const decide = {
     ref,
@@ -89,8 +103,7 @@ export async function planDeploy(
     ]),
   );
   for (const [order, p] of plan.entries()) {
-    const w = p.dependsOn.reduce((m, d) => Math.max(m, (wave.get(d.key) ?? 0) + 1), 0);
-    wave.set(p.key, w);
+    const w = wave.get(p.key) ?? 0;
     const key = keyOf.get(p.key)!;
     const base = { key, wave: w, order, dependsOn: p.dependsOn.map((d) => keyOf.get(d.key) ?? d.key) };
     let live: KubeObject | undefined;
@@ -137,13 +150,13 @@ export async function planDeploy(
 export function formatPlan(plan: DeployPlan): string {
   const lines = plan.steps.map(
     (s) =>
-      `  wave ${s.wave}  ${s.action.padEnd(15)} ${kubectlName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(kubectlName).join(', ')}` : ''}`,
+      `  wave ${s.wave}  ${s.action.padEnd(15)} ${keyName(s.key)}${s.detail ? `  (${s.detail})` : ''}${s.dependsOn.length ? `\n           after: ${s.dependsOn.map(keyName).join(', ')}` : ''}`,
   );
   const pruned = plan.prune.filter((p) => p.action === 'prune');
   const prune = plan.prune.map(
     (p) =>
       `  ${p.action === 'prune' ? 'prune' : p.action === 'gone' ? 'forget' : 'keep'}`.padEnd(25) +
-      ` ${kubectlName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
+      ` ${keyName(p.key)}${p.detail ? `  (${p.detail})` : ''}`,
   );
   const notes = [
     ...(plan.pruneNeedsConfirmation

@@ -5,27 +5,13 @@
  */
 import { Listr } from 'listr2';
 import type { DeployEvent, DeployResult } from './deployer.ts';
+import { keyName } from './inventory.ts';
 
 const TERMINAL = new Set(['ready', 'failed', 'skipped', 'pruned']);
 
-/**
- * An object as kubectl prints it: `deployment.apps/web -n orders`, `namespace/orders`,
- * from a deploy key (`apiVersion/kind/namespace/name`).
- */
-export function kubectlName(key: string): string {
-  const parts = key.split('/');
-  if (parts.length < 4) return key;
-  const name = parts.at(-1)!;
-  const namespace = parts.at(-2)!;
-  const kind = parts.at(-3)!;
-  const apiVersion = parts.slice(0, -3).join('/');
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  return `${kind.toLowerCase()}${group ? `.${group}` : ''}/${name}${namespace ? ` -n ${namespace}` : ''}`;
-}
-
 export function plainLine(e: DeployEvent): string {
   const secs = (e.at / 1000).toFixed(1).padStart(6);
-  return `${secs}s ${e.type.padEnd(12)} ${kubectlName(e.key)}${e.message ? `  ${e.message}` : ''}`;
+  return `${secs}s ${e.type.padEnd(12)} ${keyName(e.key)}${e.message ? `  ${e.message}` : ''}`;
 }
 
 /** How often plain progress says what it still waits for when nothing changed. */
@@ -48,7 +34,7 @@ export async function withPlainProgress(
       if (Date.now() - lastLine < heartbeatMs - 50 || open.size === 0) return;
       const secs = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
       const waiting = [...open.values()].map(
-        (e) => `${kubectlName(e.key)} (${e.type}${e.message ? `: ${e.message}` : ''})`,
+        (e) => `${keyName(e.key)} (${e.type}${e.message ? `: ${e.message}` : ''})`,
       );
       write(`${secs}s ${'still'.padEnd(12)} waiting for ${waiting.join(', ')}`);
       lastLine = Date.now();
@@ -87,7 +73,7 @@ export async function withProgress(
   };
   const list = new Listr(
     keys.map((key) => ({
-      title: kubectlName(key),
+      title: keyName(key),
       task: (_ctx: unknown, task: { output: string; title: string; skip: (msg: string) => void }) =>
         new Promise<void>((resolve, reject) => {
           const settle = (e: DeployEvent) => {

@@ -7,10 +7,10 @@ import {
   checkDeployName,
   Deployer,
   formatPlan,
-  kubectlName,
-  loadManifests,
+  keyName,
   type PruneDecision,
   planDeploy,
+  readManifests,
   withProgress,
 } from '../../deploy/index.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
@@ -100,7 +100,8 @@ async function manifestsFrom(input: string, cluster: string | undefined): Promis
       ...(synthesized.releaseName ? { declaredName: synthesized.releaseName } : {}),
     };
   }
-  const manifests = loadManifests(input);
+  const { manifests, warnings } = readManifests(input);
+  for (const w of warnings) process.stderr.write(diagnosticLine(w));
   const name = instanceLabelOf(manifests);
   return { manifests, ...(name ? { declaredName: name } : {}) };
 }
@@ -145,7 +146,7 @@ function pruneConfirmation(
   yes: boolean,
 ): (prunes: readonly PruneDecision[]) => Promise<boolean> {
   return async (prunes) => {
-    const list = prunes.map((p) => `  ${kubectlName(p.key)}`).join('\n');
+    const list = prunes.map((p) => `  ${keyName(p.key)}`).join('\n');
     process.stderr.write(
       `deploy ${name} would prune ${prunes.length} object(s) recorded by its inventory and absent from this build:\n${list}\n`,
     );
@@ -260,8 +261,7 @@ export function registerDeployCommand(program: Command): void {
           process.stdout.write(
             `${result.ok ? 'deployed' : 'FAILED'}: ${result.applied.length} applied, ${result.unchanged.length} unchanged, ${result.pruned.length} pruned, ${result.drift.length} drifted, ${result.failed.length} failed\n`,
           );
-          for (const f of result.failed)
-            process.stdout.write(`  failed ${kubectlName(f.key)}: ${f.message}\n`);
+          for (const f of result.failed) process.stdout.write(`  failed ${keyName(f.key)}: ${f.message}\n`);
         }
         if (!result.ok) process.exitCode = 1;
       } finally {

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { type InstanceView, inspectInstance } from '../../controller/rgd/inspect.ts';
 import { RGD_API_VERSION, RGD_PLURAL } from '../../controller/rgd/names.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import { connect } from '../../kube/connect.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 
@@ -59,9 +60,12 @@ function conditionSummary(o: KubeObject): string {
 export function formatInstance(v: InstanceView): string {
   const o = v.instance;
   const status = (o.status ?? {}) as Record<string, unknown>;
-  const where = o.metadata.namespace ? `${o.metadata.namespace}/` : '';
+  // The instance with `-n ns`; its children in that namespace without (as `kubectl -n ns get` prints them).
+  const ns = o.metadata.namespace;
+  const name = (c: { apiVersion: string; kind: string; namespace?: string; name: string }) =>
+    kubectlNameIn(c, ns);
   const lines = [
-    `${o.kind} ${where}${o.metadata.name}  ${String(status.state ?? '(no status)')}  ${conditionSummary(o)}`,
+    `${kubectlNameIn({ apiVersion: o.apiVersion, kind: o.kind, namespace: ns, name: o.metadata.name ?? '' })}  ${String(status.state ?? '(no status)')}  ${conditionSummary(o)}`,
   ];
   const fields = Object.entries(status).filter(([k]) => k !== 'conditions' && k !== 'state');
   if (fields.length > 0)
@@ -74,13 +78,10 @@ export function formatInstance(v: InstanceView): string {
     const last = i === v.nodes.length - 1 && v.orphans.length === 0;
     lines.push(`  ${last ? '└─' : '├─'} ${n.id}  ${n.state}${n.reason ? `  (${n.reason})` : ''}`);
     for (const c of n.children) {
-      lines.push(
-        `  ${last ? ' ' : '│'}    ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}${c.deleting ? '  deleting' : ''}`,
-      );
+      lines.push(`  ${last ? ' ' : '│'}    ${name(c)}${c.deleting ? '  deleting' : ''}`);
     }
   });
-  for (const c of v.orphans)
-    lines.push(`  └─ (no node)  ${c.kind} ${c.namespace ? `${c.namespace}/` : ''}${c.name}  to be pruned`);
+  for (const c of v.orphans) lines.push(`  └─ (no node)  ${name(c)}  to be pruned`);
   return lines.join('\n');
 }
 
@@ -118,7 +119,12 @@ export function registerGetCommand(program: Command): void {
                   status: v.instance.status,
                 },
                 nodes: v.nodes,
-                orphans: v.orphans.map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name })),
+                orphans: v.orphans.map((c) => ({
+                  apiVersion: c.apiVersion,
+                  kind: c.kind,
+                  namespace: c.namespace,
+                  name: c.name,
+                })),
               })),
               null,
               2,

@@ -24,6 +24,7 @@ import { RgdController } from '../../controller/rgd/controller.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
+import { kubectlName, kubectlNameIn, kubectlTable, namespaceCell } from '../../diag/objectName.ts';
 import { expandInputs } from '../../graph/validate.ts';
 import { connect } from '../../kube/connect.ts';
 import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
@@ -207,12 +208,24 @@ function contributionsOf(graph: KubeObject | undefined): ManagedResource[] {
   );
 }
 
-const objectName = (r: { kind: string; namespace?: string | undefined; name: string }): string =>
-  `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
-
 function graphKey(o: KubeObject): string {
   return `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
 }
+
+/** An applied document as kubectl names it: `graph.kro.run/showcase -n kgraph-examples` (diag/objectName.ts). */
+const docName = (o: KubeObject): string =>
+  kubectlNameIn({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name ?? '',
+  });
+
+/** A Graph in progress lines and the report: `graph.kro.run/showcase -n kgraph-examples`. */
+const graphName = (key: string): string => {
+  const [namespace, name] = key.split('/') as [string, string];
+  return kubectlNameIn({ apiVersion: GRAPH_API_VERSION, kind: 'Graph', namespace, name });
+};
 
 /** The report printed once the Graphs converged (or the wait timed out). */
 export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, dataDir: string): string {
@@ -220,7 +233,7 @@ export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, 
   const kinds = new Set<string>();
   for (const g of graphs) {
     const p = graphProgress(g);
-    lines.push('', `Graph ${graphKey(g)}  ${p.ready ? 'Ready' : 'NOT READY'}`);
+    lines.push('', `${graphName(graphKey(g))}  ${p.ready ? 'Ready' : 'NOT READY'}`);
     lines.push(
       `  conditions: ${conditionsOf(g)
         .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`)
@@ -230,16 +243,25 @@ export function formatReport(graphs: readonly KubeObject[], kubeconfig: string, 
     const managed = managedResourcesOf(g);
     if (managed.length > 0) {
       lines.push('  resources:');
-      const width = Math.max(...managed.map((r) => objectName(r).length));
-      for (const r of managed) {
-        kinds.add(r.kind.toLowerCase());
-        lines.push(`    ${objectName(r).padEnd(width)}  node ${r.nodeID ?? '?'}`);
-      }
+      for (const r of managed) kinds.add(r.kind.toLowerCase());
+      lines.push(
+        ...kubectlTable(
+          ['namespace', 'name', 'node'],
+          managed.map((r) => [namespaceCell(r), kubectlName(r), r.nodeID ?? '?']),
+          '    ',
+        ),
+      );
     }
     const contributions = contributionsOf(g);
     if (contributions.length > 0) {
       lines.push('  patched (fields contributed, object not owned):');
-      for (const r of contributions) lines.push(`    ${objectName(r)}`);
+      lines.push(
+        ...kubectlTable(
+          ['namespace', 'name'],
+          contributions.map((r) => [namespaceCell(r), kubectlName(r)]),
+          '    ',
+        ),
+      );
     }
   }
   const defaultDir = dataDir === defaultDevDataDir();
@@ -371,14 +393,16 @@ async function waitWithProgress(
     const secs = () => ((Date.now() - started) / 1000).toFixed(1).padStart(6);
     const beat = setInterval(() => {
       if (Date.now() - last < HEARTBEAT_MS - 50 || waiting.size === 0) return;
-      write(`${secs()}s still   waiting for ${[...waiting].map(([k, s]) => `Graph ${k} (${s})`).join(', ')}`);
+      write(
+        `${secs()}s still   waiting for ${[...waiting].map(([k, s]) => `${graphName(k)} (${s})`).join(', ')}`,
+      );
       last = Date.now();
     }, 1000);
     try {
       return await waitForGraphs(client, graphs, timeoutMs, settled, (key, p) => {
         if (p.ready) waiting.delete(key);
         else waiting.set(key, p.summary);
-        write(`${secs()}s ${p.ready ? 'ready  ' : 'waiting'} Graph ${key}  ${p.summary}`);
+        write(`${secs()}s ${p.ready ? 'ready  ' : 'waiting'} ${graphName(key)}  ${p.summary}`);
         last = Date.now();
       });
     } finally {
@@ -389,7 +413,7 @@ async function waitWithProgress(
   const latest = new Map<string, GraphProgress>();
   const list = new Listr(
     graphs.map((g) => ({
-      title: `Graph ${graphKey(g)}`,
+      title: graphName(graphKey(g)),
       task: (_ctx: unknown, task: { output: string; title: string }) =>
         new Promise<void>((res, rej) => {
           const key = graphKey(g);
@@ -425,21 +449,13 @@ async function applyPlan(client: RestClient, plan: UpPlan, timeoutMs: number, sa
   for (const d of plan.crds) {
     await client.apply(d.object, { fieldManager: FIELD_MANAGER, force: true });
     await waitForCrd(client, d.object.metadata.name ?? '', timeoutMs);
-    say(
-      `applied  ${objectName({ kind: d.object.kind, name: d.object.metadata.name ?? '' })} (${rel(d.file)})`,
-    );
+    say(`applied  ${docName(d.object)} (${rel(d.file)})`);
   }
   for (const d of [...plan.objects, ...plan.graphs]) {
-    const o = d.object;
-    await client.apply(o, { fieldManager: FIELD_MANAGER, force: true });
-    say(
-      `applied  ${objectName({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name ?? '' })} (${rel(d.file)})`,
-    );
+    await client.apply(d.object, { fieldManager: FIELD_MANAGER, force: true });
+    say(`applied  ${docName(d.object)} (${rel(d.file)})`);
   }
-  for (const s of plan.skipped)
-    say(
-      `skipped  ${objectName({ kind: s.doc.object.kind, name: s.doc.object.metadata.name ?? '' })}: ${s.reason}`,
-    );
+  for (const s of plan.skipped) say(`skipped  ${docName(s.doc.object)}: ${s.reason}`);
 }
 
 /** Starts `kgraph controller` as a detached process logging to `logFile`; returns its pid. */
@@ -500,9 +516,9 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   let ui: { source: UiSource; server: UiServer } | undefined;
   try {
     const crd = await installGraphCrd(client, { timeoutMs });
-    out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '' })}`);
+    out(`installed ${docName(crd)}`);
     const rgdCrd = await installRgdCrd(client, { timeoutMs });
-    out(`installed ${objectName({ kind: 'CustomResourceDefinition', name: rgdCrd.metadata.name ?? '' })}`);
+    out(`installed ${docName(rgdCrd)}`);
 
     const logFile = join(dataDir, 'controller.log');
     const existing = runningController(dataDir);

@@ -14,6 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import { devClusterUp } from '../../kube/devCluster.ts';
 import { freePort } from '../../kube/freePort.ts';
 import { KubeConfig } from '../../kube/kubeconfig.ts';
@@ -214,11 +215,13 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
     });
     const ds = deploy.status as { availableReplicas?: number };
     const want = (deploy.spec as { replicas?: number }).replicas ?? 1;
+    const named = (apiVersion: string, kind: string, namespace: string, name: string) =>
+      kubectlNameIn({ apiVersion, kind, namespace, name });
     lines.push(
-      `${c.name} (cluster ID ${id}): HostedDatabase ${TEAM}/db Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
-      `  consumer   ${c.name}: VPC ${TEAM}/db-vpc (read only), ConfigMap ${TEAM}/db-connection`,
-      `  host       host: Deployment databases/${id}-db Available (${ds.availableReplicas ?? 0}/${want})`,
-      `  provider   management: ConfigMap default/${qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap')}`,
+      `${c.name} (cluster ID ${id}): ${named(AV, 'HostedDatabase', TEAM, 'db')} Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
+      `  consumer   ${c.name}: ${named('ec2.services.k8s.aws/v1alpha1', 'VPC', TEAM, 'db-vpc')} (read only), ${named('v1', 'ConfigMap', TEAM, 'db-connection')}`,
+      `  host       host: ${named('apps/v1', 'Deployment', 'databases', `${id}-db`)} Available (${ds.availableReplicas ?? 0}/${want})`,
+      `  provider   management: ${named('v1', 'ConfigMap', 'default', qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap'))}`,
     );
   }
   out('');

@@ -5,6 +5,8 @@
  */
 import { relative } from 'node:path';
 import { inspectInstance } from '../../controller/rgd/inspect.ts';
+import { HEARTBEAT_MS } from '../../deploy/progress.ts';
+import { kubectlName, kubectlNameIn, kubectlType } from '../../diag/objectName.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { formatInstance } from './get.ts';
@@ -30,9 +32,17 @@ function readyOf(o: KubeObject | undefined) {
   return cs?.find((c) => c.type === 'Ready');
 }
 
+/** `regionalconfig.kro.run/shop -n kgraph-examples`, as kubectl names it (diag/objectName.ts). */
 function key(o: KubeObject): string {
-  return `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+  return kubectlNameIn({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name ?? '',
+  });
 }
+
+const rgdName = (name: string): string => kubectlName({ ...RGD, name });
 
 /** Applies the RGDs; with a controller, waits until they are Active and applies the instances. Returns the Active RGD names. */
 export async function applyRgdExamples(
@@ -46,12 +56,14 @@ export async function applyRgdExamples(
   const rel = (f: string): string => relative(process.cwd(), f) || f;
   for (const d of rgds) {
     await client.apply(d.object, { fieldManager: FIELD_MANAGER, force: true });
-    say(`applied  ResourceGraphDefinition ${d.object.metadata.name} (${rel(d.file)})`);
+    say(`applied  ${rgdName(d.object.metadata.name ?? '')} (${rel(d.file)})`);
   }
   const active = new Set<string>();
   if (!controllerRunning || rgds.length === 0) return active;
   say(`waiting for ${rgds.length} ResourceGraphDefinition(s) to serve their kinds…`);
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let lastLine = started;
   while (active.size < rgds.length && Date.now() < deadline) {
     for (const d of rgds) {
       const name = d.object.metadata.name ?? '';
@@ -59,9 +71,22 @@ export async function applyRgdExamples(
       const r = await client.getOrUndefined({ ...RGD, name });
       if (stateOf(r) === 'Active' && readyOf(r)?.observedGeneration === r?.metadata.generation) {
         active.add(name);
-        const kind = (r?.spec as { schema?: { kind?: string } } | undefined)?.schema?.kind;
-        say(`active   ResourceGraphDefinition ${name}: serves ${kind}`);
+        const s = (r?.spec as { schema?: { kind?: string; group?: string; apiVersion?: string } } | undefined)
+          ?.schema;
+        const served = kubectlType({
+          apiVersion: `${s?.group ?? 'kro.run'}/${s?.apiVersion}`,
+          kind: s?.kind ?? '',
+        });
+        say(`active   ${rgdName(name)}: serves ${s?.kind} (${served})`);
+        lastLine = Date.now();
       }
+    }
+    if (active.size < rgds.length && Date.now() - lastLine >= HEARTBEAT_MS) {
+      const waiting = rgds.map((d) => d.object.metadata.name ?? '').filter((n) => !active.has(n));
+      say(
+        `${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s still waiting for ${waiting.map(rgdName).join(', ')} to serve their kinds`,
+      );
+      lastLine = Date.now();
     }
     if (active.size < rgds.length) await new Promise((res) => setTimeout(res, 300));
   }
@@ -69,7 +94,7 @@ export async function applyRgdExamples(
     const name = d.object.metadata.name ?? '';
     if (!active.has(name)) {
       const r = await client.getOrUndefined({ ...RGD, name });
-      say(`inactive ResourceGraphDefinition ${name}: ${readyOf(r)?.message ?? 'no status yet'}`);
+      say(`inactive ${rgdName(name)}: ${readyOf(r)?.message ?? 'no status yet'}`);
     }
   }
   for (const d of instances) {
@@ -87,6 +112,7 @@ export async function waitForInstances(
   active: Set<string>,
   timeoutMs: number,
   say: (l: string) => void,
+  heartbeatMs = HEARTBEAT_MS,
 ): Promise<boolean> {
   if (instances.length === 0 || active.size === 0) return instances.length === 0;
   say(
@@ -95,6 +121,9 @@ export async function waitForInstances(
   const started = Date.now();
   const deadline = started + timeoutMs;
   const last = new Map<string, string>();
+  const secs = () => ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+  // Plain progress: a line per change, and a heartbeat naming what is awaited when nothing changed.
+  let lastLine = Date.now();
   let observed: KubeObject[] = [];
   for (;;) {
     observed = await Promise.all(
@@ -110,11 +139,17 @@ export async function waitForInstances(
       const line = `${stateOf(o) ?? 'PENDING'}${ready && ready.status !== 'True' ? ` (${ready.message ?? ''})` : ''}${fields ? `  ${fields}` : ''}`;
       if (last.get(key(o)) !== line) {
         last.set(key(o), line);
-        say(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s ${key(o)}  ${line}`);
+        say(`${secs()}s ${key(o)}  ${line}`);
+        lastLine = Date.now();
       }
-      all &&= stateOf(o) === 'ACTIVE' && ready?.observedGeneration === o.metadata.generation;
+      all &&= isActive(o);
     }
     if (all || Date.now() > deadline) break;
+    if (Date.now() - lastLine >= heartbeatMs) {
+      const waiting = observed.filter((o) => !isActive(o)).map((o) => `${key(o)} (${last.get(key(o))})`);
+      say(`${secs()}s still waiting for ${waiting.join(', ')}`);
+      lastLine = Date.now();
+    }
     await new Promise((res) => setTimeout(res, 300));
   }
   for (const o of observed) {
@@ -127,6 +162,10 @@ export async function waitForInstances(
   }
   say('explore: kubectl get rgd; kubectl get <kind> -A; npx kgraph get <kind> -n <namespace>');
   return observed.every((o) => stateOf(o) === 'ACTIVE');
+}
+
+function isActive(o: KubeObject): boolean {
+  return stateOf(o) === 'ACTIVE' && readyOf(o)?.observedGeneration === o.metadata.generation;
 }
 
 function target(o: KubeObject) {

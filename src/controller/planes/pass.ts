@@ -398,6 +398,9 @@ async function applyChild(
         node.resolved.resource,
         d.id.namespace ?? '',
       );
+      // Asked again at once: a revoked grant the cache had not seen yet is reported as the pre-check
+      // reports it (the missing verbs); a 403 the grant does not explain (quota, admission) as itself.
+      if (!(await consumerAllowed(node, d.id.namespace ?? ''))) return false;
       block(node, { reason: 'ClaimNotAccepted', message: `write refused: ${errorMessage(e)}` });
       return false;
     }

@@ -17,7 +17,7 @@ export interface NodeView {
   id: string;
   state: string;
   reason?: string;
-  children: { kind: string; namespace?: string; name: string; deleting: boolean }[];
+  children: { apiVersion: string; kind: string; namespace?: string; name: string; deleting: boolean }[];
 }
 
 export interface InstanceView {
@@ -75,6 +75,7 @@ export async function inspectInstance(
       children
         .filter((c) => c.obj.metadata.labels?.[LABEL_NODE_ID] === nodeId)
         .map((c) => ({
+          apiVersion: c.apiVersion,
           kind: c.kind,
           ...(c.namespace ? { namespace: c.namespace } : {}),
           name: c.name,

@@ -105,31 +105,40 @@ describe('kgraph up / down', () => {
     await up.reached;
     const out = up.output();
     assert.match(out, /control plane started at https:\/\/127\.0\.0\.1:\d+/);
-    assert.match(out, /installed CustomResourceDefinition graphs\.kro\.run/);
+    // Objects as kubectl names them (kind.group/name, -n ns), never `Kind ns/name`.
+    assert.match(out, /installed customresourcedefinition\.apiextensions\.k8s\.io\/graphs\.kro\.run\n/);
     assert.match(out, /controller running in this process/);
-    assert.match(out, /applied {2}Graph kgraph-examples\/showcase/);
-    assert.match(out, /installed CustomResourceDefinition resourcegraphdefinitions\.kro\.run/);
-    assert.match(out, /applied {2}ResourceGraphDefinition regionalconfig/);
-    assert.match(out, /active {3}ResourceGraphDefinition regionalconfig: serves RegionalConfig/);
-    assert.match(out, /applied {2}RegionalConfig kgraph-examples\/shop/);
-    // The instance's status converging, then instance → children.
+    assert.match(out, /applied {2}graph\.kro\.run\/showcase -n kgraph-examples \(/);
+    assert.match(out, /applied {2}namespace\/team-a \(/);
     assert.match(
       out,
-      /RegionalConfig kgraph-examples\/shop {2}IN_PROGRESS|RegionalConfig kgraph-examples\/shop {2}ACTIVE/,
+      /installed customresourcedefinition\.apiextensions\.k8s\.io\/resourcegraphdefinitions\.kro\.run\n/,
     );
+    assert.match(out, /applied {2}resourcegraphdefinition\.kro\.run\/regionalconfig \(/);
     assert.match(
       out,
-      /RegionalConfig kgraph-examples\/shop {2}ACTIVE {2}InstanceManaged=True GraphResolved=True ResourcesReady=True Ready=True/,
+      /active {3}resourcegraphdefinition\.kro\.run\/regionalconfig: serves RegionalConfig \(regionalconfig\.kro\.run\)/,
+    );
+    assert.match(out, /applied {2}regionalconfig\.kro\.run\/shop -n kgraph-examples \(/);
+    // The instance's status converging, then instance → children.
+    assert.match(out, /s regionalconfig\.kro\.run\/shop -n kgraph-examples {2}(IN_PROGRESS|ACTIVE)/);
+    assert.match(
+      out,
+      /\nregionalconfig\.kro\.run\/shop -n kgraph-examples {2}ACTIVE {2}InstanceManaged=True GraphResolved=True ResourcesReady=True Ready=True/,
     );
     assert.match(out, /tierServices {2}ready/);
-    assert.match(out, /Service kgraph-examples\/shop-ap-south-api/);
-    assert.match(out, /Graph kgraph-examples\/showcase {2}Ready\n/);
-    assert.match(out, /Graph kgraph-examples\/namespace-decorator {2}Ready\n/);
-    assert.match(out, /Graph kgraph-examples\/team-stamper {2}Ready\n/);
-    assert.match(out, /Graph kgraph-examples\/webshop {2}Ready\n/);
+    // The instance's children in its namespace, without -n (as `kubectl -n kgraph-examples get` prints them).
+    assert.match(out, /\n {2}[│ ] {4}service\/shop-ap-south-api\n/);
+    for (const g of ['showcase', 'namespace-decorator', 'team-stamper', 'webshop'])
+      assert.match(out, new RegExp(`\\ngraph\\.kro\\.run/${g} -n kgraph-examples {2}Ready\\n`));
+    assert.match(out, /s ready {3}graph\.kro\.run\/showcase -n kgraph-examples {2}Ready=True/);
     assert.match(out, new RegExp(`export KUBECONFIG=${join(dataDir, 'admin.kubeconfig')}`));
     assert.match(out, /kubectl get graph showcase -n kgraph-examples -o yaml/);
-    assert.match(out, /NetworkPolicy team-a\/default-deny-ingress {2}node policies/);
+    // The report's resources are a table with a NAMESPACE column.
+    assert.match(out, /\n {4}NAMESPACE +NAME +NODE\n/);
+    assert.match(out, /\n {4}team-a +networkpolicy\.networking\.k8s\.io\/default-deny-ingress +policies\n/);
+    assert.doesNotMatch(out, /^(applied|installed|active|inactive|skipped) +[A-Z]/m, 'no `Kind name` lines');
+    assert.doesNotMatch(out, /^Graph |s (ready|waiting) +Graph /m, 'no `Graph ns/name`');
     assert.match(
       out,
       /Stop everything with: npx kgraph down --data-dir /,
@@ -145,6 +154,19 @@ describe('kgraph up / down', () => {
       assert.equal(c.Ready?.status, 'True', name);
       assert.equal(c.Ready?.observedGeneration, g?.metadata.generation);
     }
+  });
+
+  it('kgraph get names the instance and its children as kubectl does', () => {
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'get', 'RegionalConfig', '-n', NS, '--kubeconfig', join(dataDir, 'admin.kubeconfig')],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^regionalconfig\.kro\.run\/shop -n kgraph-examples {2}ACTIVE /);
+    assert.match(r.stdout, /\n {2}[├└]─ tierServices {2}ready\n/);
+    assert.match(r.stdout, /\n {2}[│ ] {4}service\/shop-ap-south-api\n/);
+    assert.doesNotMatch(r.stdout, /RegionalConfig kgraph-examples|Service kgraph-examples/);
   });
 
   it('serves kgraph ui beside the controller, at the address it printed', async () => {
@@ -269,7 +291,7 @@ describe('kgraph up / down', () => {
     const r = kgraph('up', '--timeout', '2m');
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /control plane started/);
-    assert.match(r.stdout, /Graph kgraph-examples\/showcase {2}Ready\n/);
+    assert.match(r.stdout, /\ngraph\.kro\.run\/showcase -n kgraph-examples {2}Ready\n/);
     assert.match(r.stdout, /controller handed over to a background process \(pid (\d+)/);
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'controller.pid'), 'utf8')) as { pid: number };
     assert.doesNotThrow(() => process.kill(pid, 0), 'the background controller runs after up returned');

@@ -44,10 +44,20 @@ describe('kgraph up --planes', () => {
     );
     stdout = r.stdout ?? '';
     assert.equal(r.status, 0, `${stdout}\n${r.stderr}`);
-    assert.match(stdout, /consumer-1 \(cluster ID (c[0-9a-f]{15})\): HostedDatabase team-a\/db Ready/);
+    assert.match(
+      stdout,
+      /consumer-1 \(cluster ID (c[0-9a-f]{15})\): hosteddatabase\.krop\.opendefense\.cloud\/db -n team-a Ready/,
+    );
     const id = /cluster ID (c[0-9a-f]{15})/.exec(stdout)?.[1] ?? '';
-    assert.match(stdout, new RegExp(`host {7}host: Deployment databases/${id}-db Available \\(1/1\\)`));
-    assert.match(stdout, /provider {3}management: ConfigMap default\//);
+    assert.match(
+      stdout,
+      new RegExp(`host {7}host: deployment\\.apps/${id}-db -n databases Available \\(1/1\\)`),
+    );
+    assert.match(
+      stdout,
+      /consumer {3}consumer-1: vpc\.ec2\.services\.k8s\.aws\/db-vpc -n team-a \(read only\)/,
+    );
+    assert.match(stdout, /provider {3}management: configmap\/\S+ -n default\n/);
     // The printed kubeconfig of the host plane reads the rolled-out Deployment.
     const hostKc = /host {8}kubectl --kubeconfig (\S+) get/.exec(stdout)?.[1];
     assert.ok(hostKc, stdout);

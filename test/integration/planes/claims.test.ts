@@ -196,7 +196,8 @@ describe('planes: permission claims in consumer clusters', () => {
     const child = await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'p-child', 'partial');
     assert.deepEqual(child?.data, { value: 'one' });
 
-    // Revoked: an edit that needs a write is blocked, and no write is sent.
+    // Revoked: an edit that needs a write is blocked and names the missing verbs, whether the pre-check
+    // sees the revocation first or a write the cache still allowed is refused (403) and asked again.
     await p.consumer.admin.delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',

@@ -152,9 +152,10 @@ describe('kro examples', () => {
     const text = formatInstance(
       await inspectInstance(client, platform, { ...inst, apiVersion: 'kro.run/v1alpha1', kind: 'Platform' }),
     );
-    assert.match(text, /^Platform .*\/payments {2}ACTIVE/);
+    // kubectl's names: the instance with -n, its children in that namespace without.
+    assert.match(text, new RegExp(`^platform\\.kro\\.run/payments -n ${ns} {2}ACTIVE`));
     assert.match(text, /app {2}ready/);
-    assert.match(text, /WebApplication .*payments-web/);
-    assert.match(text, /RegionalConfig .*payments/);
+    assert.match(text, /\n {2}[│ ] {4}webapplication\.kro\.run\/payments-web(\n|$)/);
+    assert.match(text, /\n {2}[│ ] {4}regionalconfig\.kro\.run\/payments(\n|$)/);
   });
 });

@@ -2,15 +2,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeployEvent, DeployResult } from '../../../src/deploy/deployer.ts';
-import { kubectlName, withPlainProgress } from '../../../src/deploy/progress.ts';
+import { keyName } from '../../../src/deploy/inventory.ts';
+import { withPlainProgress } from '../../../src/deploy/progress.ts';
 
 describe('deploy progress without a terminal', () => {
   it('names objects as kubectl does', () => {
-    assert.equal(kubectlName('apps/v1/Deployment/orders/web'), 'deployment.apps/web -n orders');
-    assert.equal(kubectlName('v1/Namespace//orders'), 'namespace/orders');
-    assert.equal(kubectlName('v1/ConfigMap/orders/settings'), 'configmap/settings -n orders');
+    assert.equal(keyName('apps/v1/Deployment/orders/web'), 'deployment.apps/web -n orders');
+    assert.equal(keyName('v1/Namespace//orders'), 'namespace/orders');
+    assert.equal(keyName('v1/ConfigMap/orders/settings'), 'configmap/settings -n orders');
     assert.equal(
-      kubectlName('apiextensions.k8s.io/v1/CustomResourceDefinition//dashboards.example.kgraph.dev'),
+      keyName('apiextensions.k8s.io/v1/CustomResourceDefinition//dashboards.example.kgraph.dev'),
       'customresourcedefinition.apiextensions.k8s.io/dashboards.example.kgraph.dev',
     );
   });
