@@ -14,8 +14,9 @@ const { RestClient } = await import(new URL('kube/rest.js', dist).href);
 const [kubeconfig, namespace, concurrency] = process.argv.slice(2);
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfig);
+const client = new RestClient(kc);
 const controller = new GraphController({
-  client: new RestClient(kc),
+  client,
   // `*`: every namespace (cluster-wide informers).
   ...(namespace === '*' ? {} : { namespaces: [namespace] }),
   concurrency: Number(concurrency),
@@ -76,6 +77,9 @@ function measure() {
     totalPhysical: h.total_physical_size,
     spaces,
     idle: q.depth === 0 && q.processing === 0,
+    // The controller's own requests since its start (its client's counters).
+    requests: client.counters.total(),
+    writes: client.counters.writes(),
     caches: caches(),
   };
 }

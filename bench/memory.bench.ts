@@ -11,9 +11,16 @@
  * `--spread` puts each Graph in its own namespace with one spec for all (a cluster-wide controller),
  * where the compiled graph is shared.
  *
+ * Scale curve (issue #15 item 6): `--idle SECONDS` leaves the controller alone for that long once the
+ * level `--idle-at` (default the last) is Ready and measured — RSS at both ends, its CPU, and the
+ * requests and writes it sent (its client's counters); `--foreach N` then adds one Graph whose forEach
+ * makes N ConfigMaps: time to Ready, CPU, RSS and requests of that step.
+ *
  * Run: node --import tsx bench/memory.bench.ts [--write] [--levels 200,1000] [--rounds 1] [--samples 5]
- *        [--concurrency 4] [--snapshot] [--spread] [--no-build]
- * With --write the table replaces the `## Controller memory` section of bench/README.md.
+ *        [--concurrency 4] [--snapshot] [--spread] [--no-build] [--idle 600 [--idle-at 1000]]
+ *        [--foreach 1000] [--section "Controller scale curve"]
+ * With --write the table replaces the `## Controller memory` section of bench/README.md (`--section`
+ * names another).
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -21,7 +28,7 @@ import { join } from 'node:path';
 import { pool } from '../src/controller/core/apply.ts';
 import { Informer, type KubeObject } from '../src/kube/index.ts';
 import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from './support.ts';
-import { benchNamespace, graphOf, isReady } from './workload.ts';
+import { benchNamespace, forEachGraphOf, graphOf, isReady } from './workload.ts';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(name);
@@ -34,6 +41,10 @@ const CONCURRENCY = Number(arg('--concurrency', '4'));
 const SNAPSHOT = process.argv.includes('--snapshot');
 /** One spec for every Graph, each Graph in its own namespace (a cluster-wide controller): compiles shared. */
 const SPREAD = process.argv.includes('--spread');
+const IDLE_S = Number(arg('--idle', '0'));
+const IDLE_AT = Number(arg('--idle-at', String(LEVELS.at(-1) ?? 0)));
+const FOREACH = Number(arg('--foreach', '0'));
+const SECTION = arg('--section', `Controller memory${SPREAD ? ', one spec in many namespaces' : ''}`);
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(import.meta.dirname, '.out');
 
@@ -46,6 +57,9 @@ interface Measure {
   arrayBuffers: number;
   spaces: Record<string, number>;
   idle: boolean;
+  /** Requests and writes the controller sent since its start. */
+  requests: number;
+  writes: number;
   caches: {
     objects: number;
     objectBytes: number;
@@ -163,6 +177,9 @@ const converge = new Map<number, number[]>(LEVELS.map((l) => [l, []]));
 /** Controller CPU of each step: from the previous level's measurements to this level's first one. */
 const stepCpu = new Map<number, number[]>(LEVELS.map((l) => [l, []]));
 const snapshots: string[] = [];
+/** The idle window and the forEach step, per round. */
+const idles: { graphs: number; start: Measure[]; end: Measure[]; load: string }[] = [];
+const forEachSteps: { wallMs: number; before: Measure; after: Measure[]; load: string }[] = [];
 let attribution: { name: string; bytes: number }[] = [];
 try {
   for (let r = 0; r < ROUNDS; r++) {
@@ -209,6 +226,42 @@ try {
           await child.ask({ type: 'snapshot', path });
           snapshots.push(`Level ${level} Graphs. ${topConstructors(path, 12).join('\n')}`);
         }
+        if (IDLE_S > 0 && level === IDLE_AT) {
+          // Nothing changes for IDLE_S seconds: whatever the controller does now is its idle cost.
+          const start = ms;
+          await sleep(IDLE_S * 1000);
+          const end = await sample(child);
+          idles.push({ graphs: level, start, end, load: loadAverage() });
+          cpuBefore = end.at(-1)?.cpuMs ?? 0;
+          process.stderr.write(
+            `round ${r + 1}, idle ${IDLE_S} s at ${level} Graphs: CPU ${((end[0]?.cpuMs ?? 0) - (start.at(-1)?.cpuMs ?? 0)).toFixed(0)} ms, requests ${(end[0]?.requests ?? 0) - (start.at(-1)?.requests ?? 0)}\n`,
+          );
+        }
+      }
+      if (FOREACH > 0) {
+        const before = await child.ask<Measure>({ type: 'measure' });
+        const t0 = performance.now();
+        await admin.create(forEachGraphOf('fan', FOREACH, nsOf(0)));
+        while (!ready.has(`${nsOf(0)}/fan`)) {
+          if (performance.now() - t0 > 1_200_000) {
+            const g = await admin.getOrUndefined({
+              apiVersion: 'kro.run/v1alpha1',
+              plural: 'graphs',
+              namespace: nsOf(0),
+              name: 'fan',
+            });
+            throw new Error(
+              `the forEach Graph is not Ready after 20 min: ${JSON.stringify(g?.status ?? {})}`,
+            );
+          }
+          await sleep(250);
+        }
+        const wallMs = performance.now() - t0;
+        const after = await sample(child);
+        forEachSteps.push({ wallMs, before, after, load: loadAverage() });
+        process.stderr.write(
+          `round ${r + 1}, forEach of ${FOREACH}: Ready in ${(wallMs / 1000).toFixed(1)} s\n`,
+        );
       }
       if (r === 0) attribution = await child.ask<{ name: string; bytes: number }[]>({ type: 'attribute' });
     } finally {
@@ -269,9 +322,34 @@ if (attribution.length > 0) {
     ),
   );
 }
+if (idles.length > 0) {
+  const cpu = median(idles.map((i) => (i.end[0]?.cpuMs ?? 0) - (i.start.at(-1)?.cpuMs ?? 0)));
+  const reqs = median(idles.map((i) => (i.end[0]?.requests ?? 0) - (i.start.at(-1)?.requests ?? 0)));
+  const writes = median(idles.map((i) => (i.end[0]?.writes ?? 0) - (i.start.at(-1)?.writes ?? 0)));
+  const rss = (xs: Measure[][]) => MiB(median(xs.flat().map((m) => m.rss)));
+  lines.push(
+    '',
+    `Idle: ${IDLE_AT} Graphs, all Ready, nothing changed for ${IDLE_S} s (controller CPU and requests between the last sample before and the first after; median over rounds; 1-min load at the end ${idles.map((i) => i.load).join('/')}):`,
+    '',
+    '| Graphs | window | RSS at start | RSS at end | controller CPU | share of one core | requests (writes) |',
+    '|---|---|---|---|---|---|---|',
+    `| ${IDLE_AT} | ${IDLE_S} s | ${rss(idles.map((i) => i.start))} MiB | ${rss(idles.map((i) => i.end))} MiB | ${(cpu / 1000).toFixed(2)} s | ${((100 * cpu) / (IDLE_S * 1000)).toFixed(2)}% | ${reqs} (${writes}) |`,
+  );
+}
+if (forEachSteps.length > 0) {
+  const wall = median(forEachSteps.map((f) => f.wallMs));
+  const cpu = median(forEachSteps.map((f) => (f.after[0]?.cpuMs ?? 0) - f.before.cpuMs));
+  const reqs = median(forEachSteps.map((f) => (f.after[0]?.requests ?? 0) - f.before.requests));
+  const writes = median(forEachSteps.map((f) => (f.after[0]?.writes ?? 0) - f.before.writes));
+  lines.push(
+    '',
+    `One more Graph whose forEach makes ${FOREACH} ConfigMaps (bench/workload.ts \`forEachGraphOf\`), added after the levels above; median over rounds; 1-min load ${forEachSteps.map((f) => f.load).join('/')}:`,
+    '',
+    '| items | create → Ready | controller CPU | RSS before | RSS after | requests (writes) |',
+    '|---|---|---|---|---|---|',
+    `| ${FOREACH} | ${(wall / 1000).toFixed(1)} s | ${(cpu / 1000).toFixed(2)} s | ${MiB(median(forEachSteps.map((f) => f.before.rss)))} MiB | ${MiB(median(forEachSteps.flatMap((f) => f.after.map((m) => m.rss))))} MiB | ${reqs} (${writes}) |`,
+  );
+}
 if (snapshots.length > 0) lines.push('', ...snapshots.flatMap((s) => [s, '']));
 process.stdout.write(`${lines.join('\n')}\n`);
-if (process.argv.includes('--write'))
-  writeReadmeSection(
-    `## Controller memory${SPREAD ? ', one spec in many namespaces' : ''}\n\n${lines.join('\n')}\n`,
-  );
+if (process.argv.includes('--write')) writeReadmeSection(`## ${SECTION}\n\n${lines.join('\n')}\n`);

@@ -48,6 +48,30 @@ export function graphOf(i: number, namespace: string): KubeObject {
   };
 }
 
+/** One Graph `name` whose forEach makes `items` ConfigMaps (a def lists their names); Ready once all exist. */
+export function forEachGraphOf(name: string, items: number, namespace: string): KubeObject {
+  return {
+    apiVersion: 'kro.run/v1alpha1',
+    kind: 'Graph',
+    metadata: { name, namespace },
+    spec: {
+      nodes: [
+        { id: 'src', def: { names: `\${lists.range(${items}).map(i, "${name}-" + string(i))}` } },
+        {
+          id: 'maps',
+          forEach: [{ name: '${src.names}' }],
+          template: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${name}' },
+            data: { v: '${name}' },
+          },
+        },
+      ],
+    },
+  };
+}
+
 /** The five objects instance `i` converges to (the derived value already resolved). */
 export function childrenOf(i: number, namespace: string): KubeObject[] {
   const name = instanceName(i);

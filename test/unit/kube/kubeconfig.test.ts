@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type https from 'node:https';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -444,5 +444,22 @@ process.stdout.write(JSON.stringify(out));
     assert.equal(out.execAuth, 'Bearer from-exec-plugin');
     assert.equal(out.execCa, 'CA', 'the delegate applies the cluster TLS too');
     assert.ok(Number(out.afterExec) > 0, 'the exec user loaded client-node (the hook sees it)');
+  });
+});
+
+describe('kubeconfig: nothing in src/ loads client-node eagerly', () => {
+  it('no source file imports @kubernetes/client-node but for types (kubeconfig.ts imports it on first use)', () => {
+    const src = join(import.meta.dirname, '../../../src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const eager = files.filter((f) =>
+      /^\s*(import|export)\s+(?!type\b)[^;]*from\s+'@kubernetes\/client-node[^']*'/m.test(
+        readFileSync(join(src, f), 'utf8'),
+      ),
+    );
+    assert.deepEqual(
+      eager,
+      [],
+      'these import client-node at load time (an import of its index costs ~75 MiB RSS)',
+    );
   });
 });
