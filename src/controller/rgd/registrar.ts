@@ -136,7 +136,10 @@ export class RgdRegistrar {
     const gen = rgd.metadata.generation ?? 0;
     const hash = specHash(rgd);
     let k = this.known.get(name);
-    if (!k || k.uid !== uid || k.hash !== hash || k.epoch !== this.epoch) {
+    // An unknown kind is compiled again on every pass, the timer's retries included: the kind may be a
+    // CRD whose OpenAPI the API server published after the last CRD event (publishing lags Established),
+    // and a cached rejection would wait for some other CRD to change — the RGD stayed invalid for good.
+    if (!k || k.uid !== uid || k.hash !== hash || k.epoch !== this.epoch || k.outcome.unknownKind) {
       const outcome = await this.deps.compiler.compile(rgd as unknown as Record<string, unknown>);
       const previous = k && k.uid === uid && k.hash === hash ? k : undefined;
       // Same spec, same result: keep the old compiled graph so instances are not all re-reconciled.
