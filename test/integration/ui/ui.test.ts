@@ -283,7 +283,10 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
         JSON.stringify(states),
       );
       await page.click('#dag g.node[data-node="settings"]');
-      assert.match((await page.textContent('#details')) ?? '', /showcase-settings does not exist yet/);
+      assert.match(
+        (await page.textContent('#details')) ?? '',
+        /configmap\/showcase-settings -n kgraph-examples does not exist yet/,
+      );
       await browser.screenshot('06-offline');
     } finally {
       await offServer.close();
