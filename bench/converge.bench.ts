@@ -11,19 +11,16 @@
  *        [--profile] [--timeline] (writes bench/.out/converge-timeline.json)
  * With --write the tables replace the `## Convergence` section of bench/README.md.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { GraphController, type ReconcileTrace } from '../src/controller/controller.ts';
 import { Informer, type KubeObject, type VerbCounts, WRITE_VERBS } from '../src/kube/index.ts';
-import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import { type CpuProfile, topFunctions } from './profile.ts';
-import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
+import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from './support.ts';
 import { bareApplyLoop, benchNamespace, graphOf, isReady } from './workload.ts';
 
 const arg = (name: string, dflt: number): number => {
@@ -65,16 +62,9 @@ function attribute(path: string, ns: string): { key: string; what: string } | un
 }
 
 async function round(index: number): Promise<Round> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-bench-converge-'));
-  // Room for the Services of the bare loop and of the Graphs (the plane's default range is a /24).
-  const plane = await startLocalControlPlane({
-    dataDir,
-    ephemeral: true,
-    extraApiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
-  });
-  const kc = new KubeConfig();
-  kc.loadFromFile(plane.kubeconfig);
-  const admin = new RestClient(kc);
+  // Room for the Services of the bare loop and of the Graphs.
+  const bench = await startBenchPlane('converge');
+  const { kc, admin } = bench;
   const ns = 'bench';
   let controller: GraphController | undefined;
   let readyWatch: Informer | undefined;
@@ -206,9 +196,7 @@ async function round(index: number): Promise<Round> {
     await readyWatch?.stop();
     await controller?.stop();
     controller?.client.close();
-    admin.close();
-    await plane.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

@@ -23,15 +23,11 @@
  * names another).
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pool } from '../src/controller/core/apply.ts';
 import { Informer, type KubeObject } from '../src/kube/index.ts';
-import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
-import { RestClient } from '../src/kube/rest.ts';
-import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
+import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from './support.ts';
 import { benchNamespace, forEachGraphOf, graphOf, isReady } from './workload.ts';
 
 const arg = (name: string, dflt: string): string => {
@@ -172,15 +168,8 @@ function topConstructors(path: string, n: number): string[] {
 if (!process.argv.includes('--no-build'))
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 
-const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-bench-memory-'));
-const plane = await startLocalControlPlane({
-  dataDir,
-  ephemeral: true,
-  extraApiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
-});
-const kc = new KubeConfig();
-kc.loadFromFile(plane.kubeconfig);
-const admin = new RestClient(kc);
+const bench = await startBenchPlane('memory');
+const { plane, admin } = bench;
 /** Per level, every sample of every round; and the load at each level. */
 const results = new Map<number, Measure[]>(LEVELS.map((l) => [l, []]));
 const loads = new Map<number, string[]>(LEVELS.map((l) => [l, []]));
@@ -281,9 +270,7 @@ try {
     }
   }
 } finally {
-  admin.close();
-  await plane.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 const med = (level: number, f: (m: Measure) => number): number => median((results.get(level) ?? []).map(f));

@@ -1,7 +1,13 @@
-/** Shared by the benchmarks: medians, the run's context line and writing a section of bench/README.md. */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+/**
+ * Shared by the benchmarks: medians, the run's context line, writing a section of bench/README.md and a
+ * fresh local control plane with an admin client.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '../src/kube/kubeconfig.ts';
+import { type LocalControlPlane, startLocalControlPlane } from '../src/kube/localControlPlane.ts';
+import { RestClient } from '../src/kube/rest.ts';
 
 /** The median (the mean of the two middle values for an even count); 0 for no values. */
 export function median(xs: number[]): number {
@@ -47,4 +53,39 @@ export function writeReadmeSection(section: string): void {
     text = `${text.slice(0, start)}${body}\n${next < 0 ? '' : `\n${text.slice(next + 1)}`}`;
   }
   writeFileSync(README, text);
+}
+
+export interface BenchPlane {
+  plane: LocalControlPlane;
+  /** The plane's admin kubeconfig, loaded. */
+  kc: KubeConfig;
+  admin: RestClient;
+  /** Closes the admin client, stops the plane and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * An ephemeral local control plane in a new temporary directory (`kgraph-bench-<name>-…`), with room for
+ * many Services (a /16 service range: the plane's default is a /24), and an admin client.
+ */
+export async function startBenchPlane(name: string): Promise<BenchPlane> {
+  const dataDir = mkdtempSync(join(tmpdir(), `kgraph-bench-${name}-`));
+  const plane = await startLocalControlPlane({
+    dataDir,
+    ephemeral: true,
+    extraApiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'],
+  });
+  const kc = new KubeConfig();
+  kc.loadFromFile(plane.kubeconfig);
+  const admin = new RestClient(kc);
+  return {
+    plane,
+    kc,
+    admin,
+    stop: async () => {
+      admin.close();
+      await plane.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -26,7 +26,7 @@ import {
   isGraphManager,
   serviceAccountUser,
 } from './names.ts';
-import { RbacWatch } from './rbacChanges.ts';
+import { RbacWatch, type SharedReadAccess } from './rbacChanges.ts';
 import { ReadAccess } from './readAccess.ts';
 import { GraphReconciler, type ReconcileOutcome, serviceAccountNameOf } from './reconciler.ts';
 import type { Interest, WatchEventInfo } from './watches.ts';
@@ -48,6 +48,11 @@ export interface ControllerOptions {
   readAccessTtlMs?: number;
   /** Told when a Graph is queued and when its reconciles start and end (bench/ timelines). */
   trace?: (e: ReconcileTrace) => void;
+  /**
+   * The process's access cache and RBAC watch, shared with the RGD controller (`kgraph controller`);
+   * its owner stops the watch. Absent: the controller builds its own (readAccessTtlMs applies).
+   */
+  sharedReads?: SharedReadAccess;
 }
 
 /** One step in a Graph's life in the controller, for profiling (`bench/converge.bench.ts`). */
@@ -68,6 +73,8 @@ export class GraphController {
   /** What Graphs' ServiceAccounts may read (§24), re-checked on RBAC changes. */
   readonly reads: ReadAccess;
   private readonly rbacWatch: RbacWatch;
+  /** False when the watch is shared (`sharedReads`): its owner stops it. */
+  private readonly ownsRbacWatch: boolean;
   private readonly reconciler: GraphReconciler;
   private crdInformer: Informer | undefined;
   /** Which Graphs read which objects (event routing). */
@@ -96,14 +103,22 @@ export class GraphController {
       // UIDs, releases); other managers' entries are dropped from the cache.
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
     });
-    this.reads = new ReadAccess(this.client, (av, k) => this.watches.resourceOf(av, k), {
-      ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
-      log: this.log,
-    });
+    const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
+    if (opts.sharedReads) {
+      this.reads = opts.sharedReads.access.withResources(resourceOf);
+      this.rbacWatch = opts.sharedReads.watch;
+      this.ownsRbacWatch = false;
+    } else {
+      this.reads = new ReadAccess(this.client, resourceOf, {
+        ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
+        log: this.log,
+      });
+      this.rbacWatch = new RbacWatch(this.client, this.reads, {
+        onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
+      });
+      this.ownsRbacWatch = true;
+    }
     this.reads.onChange((users) => this.reconcileServiceAccounts(users));
-    this.rbacWatch = new RbacWatch(this.client, this.reads, {
-      onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
-    });
     this.reconciler = new GraphReconciler({
       client: this.client,
       watches: this.watches,
@@ -206,7 +221,7 @@ export class GraphController {
     await this.running;
     await Promise.all(this.graphInformers.map((i) => i.stop()));
     await this.crdInformer?.stop();
-    await this.rbacWatch.stop();
+    if (this.ownsRbacWatch) await this.rbacWatch.stop();
     await this.watches.stop();
   }
 

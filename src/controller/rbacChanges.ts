@@ -14,7 +14,7 @@
  * and may answer a review sent right after the change with the old rules.
  */
 import { Informer, type KubeObject, type RestClient, type ReviewSubject } from '../kube/index.ts';
-import type { ReadAccess, ReadCheck } from './readAccess.ts';
+import { ReadAccess, type ReadAccessOptions, type ReadCheck } from './readAccess.ts';
 
 export interface RbacSubjectRef {
   kind: string;
@@ -100,6 +100,7 @@ export class RbacWatch {
   private readonly settleTimers = new Set<NodeJS.Timeout>();
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private startedAt = false;
   private readonly debounceMs: number;
   private readonly settleMs: number;
 
@@ -132,8 +133,16 @@ export class RbacWatch {
     }
   }
 
+  /** Starts the informers; a second call does nothing (a shared watch is started by whoever needs it first). */
   start(): void {
+    if (this.startedAt || this.stopped) return;
+    this.startedAt = true;
     for (const i of this.informers) i.start();
+  }
+
+  /** Whether `start` was called. */
+  get started(): boolean {
+    return this.startedAt;
   }
 
   async waitForSync(timeoutMs = 60_000): Promise<void> {
@@ -174,6 +183,7 @@ export class RbacWatch {
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     for (const t of this.settleTimers) clearTimeout(t);
@@ -181,4 +191,24 @@ export class RbacWatch {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.running;
   }
+}
+
+/**
+ * One access cache and one RBAC watch for every controller of a process (`kgraph controller` runs the
+ * Graph and the RGD controllers side by side): an answer about a (ServiceAccount, verb, resource) is
+ * asked once whichever side reads, and RBAC events are listed, watched and decoded once. Each side adds
+ * its own change listener (`access.onChange`) and its own resource lookup (`forServiceAccount`). The
+ * owner (the command) stops the watch, after the controllers; a controller given one never stops it.
+ */
+export interface SharedReadAccess {
+  access: ReadAccess;
+  watch: RbacWatch;
+}
+
+export function sharedReadAccess(client: RestClient, opts: ReadAccessOptions = {}): SharedReadAccess {
+  const access = new ReadAccess(client, undefined, opts);
+  const watch = new RbacWatch(client, access, {
+    onError: (e) => opts.log?.debug({ err: String(e) }, 'rbac watch error'),
+  });
+  return { access, watch };
 }

@@ -166,20 +166,43 @@ export class ReadAccess {
   private readonly recheckConcurrency: number;
   private readonly now: () => number;
   private readonly log: Logger | undefined;
-  private readonly decisions = new Map<string, Decision>();
-  private readonly inflight = new Map<string, Promise<boolean>>();
-  private readonly listeners: ((users: ReadonlySet<string>) => void)[] = [];
-  readonly stats: ReadAccessStats = { reviews: 0, cachedReads: 0, refusedReads: 0 };
+  private readonly decisions: Map<string, Decision>;
+  private readonly inflight: Map<string, Promise<boolean>>;
+  private readonly listeners: ((users: ReadonlySet<string>) => void)[];
+  readonly stats: ReadAccessStats;
 
-  /** `client` asks the reviews with the controller's identity (`create` on subjectaccessreviews). */
-  constructor(client: RestClient, resourceOf: ResourceLookup, opts: ReadAccessOptions = {}) {
+  /**
+   * `client` asks the reviews with the controller's identity (`create` on subjectaccessreviews);
+   * `resourceOf` finds the kinds the scopes' reads name (none: nothing is resolved until a view
+   * brings its own, `withResources`). `base`: see `withResources`.
+   */
+  constructor(
+    client: RestClient,
+    resourceOf: ResourceLookup = () => undefined,
+    opts: ReadAccessOptions = {},
+    base?: ReadAccess,
+  ) {
     this.client = client;
     this.resourceOf = resourceOf;
-    this.ttlMs = opts.ttlMs ?? DEFAULT_TTL_MS;
-    this.maxEntries = opts.maxEntries ?? 100_000;
-    this.recheckConcurrency = opts.recheckConcurrency ?? 8;
-    this.now = opts.now ?? Date.now;
-    this.log = opts.log;
+    this.ttlMs = base?.ttlMs ?? opts.ttlMs ?? DEFAULT_TTL_MS;
+    this.maxEntries = base?.maxEntries ?? opts.maxEntries ?? 100_000;
+    this.recheckConcurrency = base?.recheckConcurrency ?? opts.recheckConcurrency ?? 8;
+    this.now = base?.now ?? opts.now ?? Date.now;
+    this.log = base?.log ?? opts.log;
+    // A view shares the answers, the requests in flight, the listeners and the counters of its base.
+    this.decisions = base?.decisions ?? new Map();
+    this.inflight = base?.inflight ?? new Map();
+    this.listeners = base?.listeners ?? [];
+    this.stats = base?.stats ?? { reviews: 0, cachedReads: 0, refusedReads: 0 };
+  }
+
+  /**
+   * The same cache (answers, reviews in flight, change listeners, counters) with another resource
+   * lookup: how one cache serves controllers that each resolve kinds through their own informers (the
+   * Graph and the RGD controllers of one process, `SharedReadAccess` in rbacChanges.ts).
+   */
+  withResources(resourceOf: ResourceLookup): ReadAccess {
+    return new ReadAccess(this.client, resourceOf, {}, this);
   }
 
   /** Cached answers. */

@@ -6,11 +6,12 @@
  *
  * kcp has no stdin watchdog: a non-detached instance is killed when this process exits.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { logTail, spawnLogged } from './childProcess.ts';
 import { freePort } from './freePort.ts';
 import { KubeConfig } from './kubeconfig.ts';
 import { repoRoot } from './localControlPlane.ts';
@@ -99,14 +100,6 @@ export function kcpBinary(opts: { build: boolean; log?: (line: string) => void }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function logTail(logFile: string, lines = 6): string {
-  try {
-    return `:\n  ${readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n  ')}`;
-  } catch {
-    return '';
-  }
-}
-
 /** The admin KubeConfig of a kcp, re-pointed at one logical cluster. */
 function adminConfigFor(kubeconfigPath: string, server: string, path: string): KubeConfig {
   const base = new KubeConfig();
@@ -163,12 +156,12 @@ export async function startKcp(opts: KcpStartOptions): Promise<KcpControlPlane> 
     `--embedded-etcd-client-port=${etcdClient}`,
     `--embedded-etcd-peer-port=${etcdPeer}`,
   ];
-  const log = createWriteStream(logFile, { flags: 'a' });
-  await new Promise<void>((res, rej) => {
-    log.once('open', () => res());
-    log.once('error', rej);
+  const kcp = await spawnLogged(binary, args, {
+    logFile,
+    stdio: (log) => ['ignore', log, log],
+    detached: opts.detached ?? false,
   });
-  const child = spawn(binary, args, { stdio: ['ignore', log, log], detached: opts.detached ?? false });
+  const { child } = kcp;
   const killOnExit = () => child.kill('SIGKILL');
   if (!opts.detached) process.once('exit', killOnExit);
   const kubeconfig = join(opts.dataDir, 'admin.kubeconfig');
@@ -179,16 +172,12 @@ export async function startKcp(opts: KcpStartOptions): Promise<KcpControlPlane> 
     child.kill('SIGKILL');
     throw new KgraphError(
       'KG6033',
-      `kcp not ready after ${timeoutMs} ms: ${(err as Error).message}; see ${logFile}${logTail(logFile)}`,
+      `kcp not ready after ${timeoutMs} ms: ${(err as Error).message}; see ${logFile}${logTail(logFile, 6)}`,
     );
   }
   const ready: KcpReady = { server, kubeconfig, pid: child.pid ?? 0 };
   writeFileSync(join(opts.dataDir, 'kcp-ready.json'), `${JSON.stringify(ready)}\n`);
   if (opts.detached) child.unref();
-  const exited = new Promise<void>((res) => {
-    if (child.exitCode !== null) res();
-    else child.once('exit', () => res());
-  });
   const plane: KcpControlPlane = {
     ...ready,
     dataDir: opts.dataDir,
@@ -196,14 +185,11 @@ export async function startKcp(opts: KcpStartOptions): Promise<KcpControlPlane> 
     process: child,
     kubeConfigFor: (path) => adminConfigFor(kubeconfig, server, path),
     workspace: (name, parent = 'root') => createWorkspace({ ...ready, dataDir: opts.dataDir }, name, parent),
-    async stop() {
-      process.removeListener('exit', killOnExit);
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
-      log.end();
-    },
+    stop: () =>
+      kcp.stop(() => {
+        process.removeListener('exit', killOnExit);
+        child.kill('SIGTERM');
+      }, 20_000),
   };
   return plane;
 }

@@ -5,13 +5,14 @@
  * plane under a data dir). Only spawns a process and reads its ready line; all API
  * traffic goes through the REST layer.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { logTail, spawnLogged } from './childProcess.ts';
 
 /** The JSON object kube-testenv prints on stdout once /readyz answers 200. */
 export interface ReadyLine {
@@ -101,16 +102,6 @@ export function testenvBinary(): string {
   return join(repoRoot, '.cache', 'bin', 'kube-testenv');
 }
 
-/** The last lines of the server's log, for an error message (a stale binary names the unknown flag there). */
-function logTail(logFile: string, lines = 4): string {
-  try {
-    const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines);
-    return tail.length > 0 ? `:\n  ${tail.join('\n  ')}` : '';
-  } catch {
-    return '';
-  }
-}
-
 export async function startLocalControlPlane(opts: StartOptions): Promise<LocalControlPlane> {
   const binary = opts.binary ?? testenvBinary();
   if (!existsSync(binary)) {
@@ -130,16 +121,13 @@ export async function startLocalControlPlane(opts: StartOptions): Promise<LocalC
   for (const a of opts.extraApiserverArgs ?? []) args.push(`--apiserver-arg=${a}`);
   args.push(...(opts.extraArgs ?? []));
 
-  const log = createWriteStream(logFile, { flags: 'a' });
-  await new Promise<void>((res, rej) => {
-    log.once('open', () => res());
-    log.once('error', rej);
-  });
-  const child = spawn(binary, args, {
-    stdio: ['pipe', 'pipe', opts.detached ? log : 'pipe'],
+  const server = await spawnLogged(binary, args, {
+    logFile,
+    stdio: (log) => ['pipe', 'pipe', opts.detached ? log : 'pipe'],
     detached: opts.detached ?? false,
   });
-  if (!opts.detached) child.stderr?.pipe(log);
+  const { child } = server;
+  if (!opts.detached) child.stderr?.pipe(server.log);
 
   const timeoutMs = opts.readyTimeoutMs ?? 90_000;
   const ready = await new Promise<ReadyLine>((res, rej) => {
@@ -164,7 +152,8 @@ export async function startLocalControlPlane(opts: StartOptions): Promise<LocalC
       rej(
         new KgraphError(
           'KG6003',
-          `control plane exited before it was ready (code ${code}, signal ${signal}); see ${logFile}${logTail(logFile)}`,
+          // A stale binary names the flag it does not know in the last lines.
+          `control plane exited before it was ready (code ${code}, signal ${signal}); see ${logFile}${logTail(logFile, 4)}`,
         ),
       );
     });
@@ -181,22 +170,12 @@ export async function startLocalControlPlane(opts: StartOptions): Promise<LocalC
     child.unref();
   }
 
-  const exited = new Promise<void>((res) => {
-    if (child.exitCode !== null) res();
-    else child.once('exit', () => res());
-  });
   return {
     ...ready,
     dataDir: opts.dataDir,
     logFile,
     process: child,
-    async stop() {
-      child.stdin?.end();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-      log.end();
-    },
+    stop: () => server.stop(() => child.stdin?.end(), 30_000),
     unref() {
       child.stdout?.destroy();
       (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();

@@ -5,6 +5,7 @@ import { LeaderElector } from '../../controller/leader.ts';
 import { exposition } from '../../controller/metrics.ts';
 import { PlanesController } from '../../controller/planes/controller.ts';
 import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
+import { sharedReadAccess } from '../../controller/rbacChanges.ts';
 import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { connect } from '../../kube/connect.ts';
@@ -114,9 +115,13 @@ export function registerControllerCommand(program: Command): void {
         throw new Error('--rgd-concurrency must be a positive integer');
       if (!opts.graphs && !opts.rgds && !opts.planes)
         throw new Error('--no-graphs and --no-rgds leave nothing to do');
+      // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
+      // answer is asked once and RBAC events are decoded once (the Graph side starts the watch).
+      const sharedReads = opts.graphs && opts.rgds ? sharedReadAccess(client, { log }) : undefined;
       const graphs = opts.graphs
         ? new GraphController({
             client,
+            ...(sharedReads ? { sharedReads } : {}),
             ...(opts.namespace ? { namespaces: opts.namespace } : {}),
             concurrency,
             installCrd: opts.installCrd,
@@ -126,6 +131,7 @@ export function registerControllerCommand(program: Command): void {
       const rgds = opts.rgds
         ? new RgdController({
             client,
+            ...(sharedReads ? { sharedReads } : {}),
             ...(opts.namespace ? { namespaces: opts.namespace } : {}),
             ...(opts.rgdSelector ? { rgdSelector: opts.rgdSelector } : {}),
             concurrency: rgdConcurrency,
@@ -178,6 +184,7 @@ export function registerControllerCommand(program: Command): void {
         stop: async () => {
           await graphs?.stop();
           await rgds?.stop();
+          await sharedReads?.watch.stop();
           await planes?.stop();
         },
       };

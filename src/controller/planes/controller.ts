@@ -9,14 +9,7 @@
  * to the host cluster with `--host-kubeconfig` (host plane; absent: host nodes fail closed).
  */
 import pino, { type Logger } from 'pino';
-import {
-  Informer,
-  isNotFound,
-  type KubeObject,
-  type RestClient,
-  WorkQueue,
-  watchCRDs,
-} from '../../kube/index.ts';
+import { Informer, isNotFound, type KubeObject, type RestClient, watchCRDs } from '../../kube/index.ts';
 import { matchesSelector, toLabelSelector } from '../../runtime/selector.ts';
 import { errorMessage } from '../core/errors.ts';
 import { GraphCompiler } from '../engine.ts';
@@ -40,6 +33,7 @@ import {
   REGISTRAR_MANAGER,
 } from './names.ts';
 import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
+import { PlaneQueues } from './planeQueues.ts';
 import { BlueprintRegistrar } from './registrar.ts';
 import type { Connection, PublishedBlueprint } from './served.ts';
 import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
@@ -91,9 +85,10 @@ export class PlanesController {
   readonly childWatches: ChildWatches;
   /** The planes series of `/metrics` (registry merged by `kgraph controller`). */
   readonly metrics: PlanesMetrics;
-  readonly blueprintQueue = new WorkQueue<string>();
-  readonly clusterQueue = new WorkQueue<string>();
-  readonly instanceQueue = new WorkQueue<string>();
+  readonly queues = new PlaneQueues();
+  readonly blueprintQueue = this.queues.blueprints;
+  readonly clusterQueue = this.queues.second;
+  readonly instanceQueue = this.queues.instances;
   /** `blueprint|cluster` → loop. */
   readonly loops = new Map<string, ServingLoop>();
   readonly clusters = new Map<string, ClusterState>();
@@ -103,7 +98,6 @@ export class PlanesController {
   private blueprintInformer: Informer | undefined;
   private clusterInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
-  private running: Promise<void>[] = [];
   private started = false;
   readonly startedAt: Date;
   /** Instance reconciles running now, per ConsumerCluster name (deregistration waits for them). */
@@ -234,30 +228,15 @@ export class PlanesController {
       this.clusterInformer.waitForSync(),
       this.crdInformer.waitForSync(),
     ]);
-    const warn = (what: string) => (key: string, e: unknown, delay: number) =>
-      this.log.warn({ [what]: key, err: errorMessage(e), retryInMs: delay }, `${what} reconcile failed`);
-    this.running.push(
-      this.blueprintQueue.run(
-        async (name) => {
-          const out = await this.registrar.reconcile(name);
-          this.log.debug({ blueprint: name, ...out }, 'blueprint reconciled');
-          if (out.reason === 'Gone' || out.reason === 'Withdrawn') return undefined;
-          if (out.reason === 'FinalizerAdded') return { requeueAfterMs: 0 };
-          return {
-            requeueAfterMs:
-              out.reason === 'Published' ? this.timings.resyncMs : Math.min(this.timings.resyncMs, 10_000),
-          };
-        },
-        1,
-        warn('blueprint'),
-      ),
-      this.clusterQueue.run((name) => this.reconcileCluster(name), 1, warn('cluster')),
-      this.instanceQueue.run(
-        (key) => this.reconcileInstance(key),
-        this.opts.concurrency ?? 2,
-        warn('instance'),
-      ),
-    );
+    this.queues.run({
+      registrar: this.registrar,
+      timings: this.timings,
+      log: this.log,
+      secondName: 'cluster',
+      reconcileSecond: (name) => this.reconcileCluster(name),
+      reconcileInstance: (key) => this.reconcileInstance(key),
+      concurrency: this.opts.concurrency,
+    });
     this.sweeper.start();
     this.log.info({ host: this.host !== undefined, namespace: this.namespace }, 'planes controller started');
   }
@@ -272,12 +251,7 @@ export class PlanesController {
 
   async stop(): Promise<void> {
     this.sweeper.stop();
-    await Promise.all([
-      this.blueprintQueue.shutdown(),
-      this.clusterQueue.shutdown(),
-      this.instanceQueue.shutdown(),
-    ]);
-    await Promise.all(this.running);
+    await this.queues.shutdown();
     await this.childWatches.stop();
     await Promise.all([...this.loops.values()].map((l) => l.informer.stop()));
     this.loops.clear();
@@ -315,16 +289,7 @@ export class PlanesController {
 
   /** Resolves when no queue holds or processes a key (delayed requeues excluded). */
   async idle(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const busy = [this.blueprintQueue, this.clusterQueue, this.instanceQueue].some((q) => {
-        const s = q.stats();
-        return s.depth > 0 || s.processing > 0;
-      });
-      if (!busy) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('planes controller did not become idle');
+    if (!(await this.queues.idle(timeoutMs))) throw new Error('planes controller did not become idle');
   }
 
   // ------------------------------------------------------------------ blueprints

@@ -15,7 +15,7 @@ import {
 } from '../../kube/index.ts';
 import { GraphCompiler } from '../engine.ts';
 import { ControllerMetrics } from '../metrics.ts';
-import { RbacWatch } from '../rbacChanges.ts';
+import { RbacWatch, type SharedReadAccess } from '../rbacChanges.ts';
 import { ReadAccess } from '../readAccess.ts';
 import { WatchSet } from '../watches.ts';
 import { GroupKindVersions } from './children.ts';
@@ -41,6 +41,11 @@ export interface RgdControllerOptions {
   maxCollectionSize?: number;
   /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
   readAccessTtlMs?: number;
+  /**
+   * The process's access cache and RBAC watch, shared with the Graph controller (`kgraph controller`);
+   * its owner stops the watch. Absent: the controller builds its own (readAccessTtlMs applies).
+   */
+  sharedReads?: SharedReadAccess;
 }
 
 export class RgdController {
@@ -55,11 +60,12 @@ export class RgdController {
   /**
    * What RGDs' ServiceAccounts may read (`spec.defaultServiceAccounts`, docs/rgd.md), re-checked on RBAC
    * changes. The RBAC watch starts with the first instance that runs as a ServiceAccount: without the
-   * field nothing of this runs, as kro.
+   * field nothing of this runs, as kro. Shared with the Graph controller in `kgraph controller`.
    */
   readonly reads: ReadAccess;
   private readonly rbacWatch: RbacWatch;
-  private rbacWatchStarted = false;
+  /** False when the watch is shared (`sharedReads`): its owner stops it. */
+  private readonly ownsRbacWatch: boolean;
   private rgdInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
   private running: Promise<void> | undefined;
@@ -79,21 +85,27 @@ export class RgdController {
       onEvent: (e) => this.server.routeEvent(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
     });
-    this.reads = new ReadAccess(this.client, (av, k) => this.watches.resourceOf(av, k), {
-      ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
-      log: this.log,
-    });
+    const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
+    if (opts.sharedReads) {
+      this.reads = opts.sharedReads.access.withResources(resourceOf);
+      this.rbacWatch = opts.sharedReads.watch;
+      this.ownsRbacWatch = false;
+    } else {
+      this.reads = new ReadAccess(this.client, resourceOf, {
+        ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
+        log: this.log,
+      });
+      this.rbacWatch = new RbacWatch(this.client, this.reads, {
+        onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
+      });
+      this.ownsRbacWatch = true;
+    }
     this.reads.onChange((users) => this.server.reconcileServiceAccounts(users));
-    this.rbacWatch = new RbacWatch(this.client, this.reads, {
-      onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
-    });
     this.server = new InstanceServer({
       client: this.client,
       reads: (namespace, serviceAccount) => {
-        if (!this.rbacWatchStarted) {
-          this.rbacWatchStarted = true;
-          this.rbacWatch.start();
-        }
+        // Started once (a shared watch may already run for the Graph side).
+        this.rbacWatch.start();
         return this.reads.forServiceAccount(namespace, serviceAccount);
       },
       watches: this.watches,
@@ -229,7 +241,7 @@ export class RgdController {
     await this.server.stopAll();
     await this.rgdInformer?.stop();
     await this.crdInformer?.stop();
-    if (this.rbacWatchStarted) await this.rbacWatch.stop();
+    if (this.ownsRbacWatch && this.rbacWatch.started) await this.rbacWatch.stop();
     await this.watches.stop();
   }
 

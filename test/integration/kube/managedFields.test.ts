@@ -115,9 +115,17 @@ describe('applyWouldChange on real managedFields', () => {
     assert.equal(applyWouldChange(q, normalised, M).changed, true);
     const once = await client.apply(desired, { fieldManager: M });
     assert.deepEqual(applyWouldChange(desired, once, M), { changed: false });
-    // The server agrees: applying it again writes nothing.
+    // The server agrees: applying it again writes nothing. Not the resourceVersion: on the workload plane
+    // the Deployment controller keeps writing status; a no-op apply leaves our entry's time and the
+    // generation as they were, a write of ours would move the time (managedFields times are in seconds,
+    // so the second apply waits past the next second).
+    await new Promise((r) => setTimeout(r, 1_100));
     const again = await client.apply(desired, { fieldManager: M });
-    assert.equal(again.metadata.resourceVersion, once.metadata.resourceVersion, 'no write on the server');
+    const ourEntry = (o: typeof once) =>
+      o.metadata.managedFields?.find((e) => e.manager === M && e.operation === 'Apply' && !e.subresource);
+    assert.ok(ourEntry(once)?.time, 'our apply is recorded');
+    assert.equal(ourEntry(again)?.time, ourEntry(once)?.time, 'no write on the server');
+    assert.equal(again.metadata.generation, once.metadata.generation, 'no write on the server');
     assert.deepEqual(applyWouldChange(desired, again, M), { changed: false });
   });
 

@@ -12,10 +12,9 @@
  * satisfy another's pre-check.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { roleNames } from '../../../src/controller/planes/claims.ts';
 import { bindingName, bindRole } from '../../../src/controller/planes/consumerSide.ts';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { installWidgetCRD } from '../../support/kube.ts';
 import {
   AV,
@@ -23,21 +22,16 @@ import {
   BP,
   blueprint,
   type Consumer,
-  closePlanes,
   cmT,
   cond,
   exportOf,
   getObj,
   grantPublished,
   instanceOf,
-  ns,
-  type Planes,
+  planesFixture,
   readyReason,
   SUBJECT,
   sleep,
-  startController,
-  startPlanes,
-  stopController,
   waitEntry,
   waitFor,
   waitPublished,
@@ -110,24 +104,18 @@ const CLUSTER_SCOPED = blueprint(
 );
 
 describe('planes: permission claims in consumer clusters', () => {
-  let p: Planes;
-  let c: Consumer;
   let bare: Consumer;
-  let controller: PlanesController | undefined;
-  const inst = (kind: string, name: string, namespace: string) => getObj(c.admin, AV, kind, name, namespace);
+  const inst = (kind: string, name: string, namespace: string) =>
+    getObj(p.consumer.admin, AV, kind, name, namespace);
 
-  before(async () => {
-    p = await startPlanes(2);
-    [c, bare] = p.consumers as [Consumer, Consumer];
-    for (const n of ['partial', 'edit', 'scoped']) await apply(c.admin, ns(n));
-    await installWidgetCRD(c.admin, GADGET_GROUP);
-    controller = await startController(p);
-    for (const b of [PARTIAL, editable(false), CLUSTER_SCOPED]) await apply(p.management.admin, b);
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+  const p = planesFixture({
+    consumers: 2,
+    namespaces: ['partial', 'edit', 'scoped'],
+    prepare: () => installWidgetCRD(p.consumer.admin, GADGET_GROUP),
+    blueprints: [PARTIAL, editable(false), CLUSTER_SCOPED],
+    finish: async () => {
+      bare = p.consumers[1] as Consumer;
+    },
   });
 
   it('§19.27 unresolved type: ClaimTypeUnresolved without claims until the CRD exists; a cluster without the type is not served', async () => {
@@ -156,13 +144,13 @@ describe('planes: permission claims in consumer clusters', () => {
     ]);
 
     // Both consumers grant everything; only the one that serves the type is served.
-    await grantPublished(p, c, 'gadgets');
+    await grantPublished(p, p.consumer, 'gadgets');
     await grantPublished(p, bare, 'gadgets');
-    await waitEntry(p, c, 'gadgets');
+    await waitEntry(p, p.consumer, 'gadgets');
     const entry = await waitEntry(p, bare, 'gadgets', (e) => e.reason === 'ClaimTypeUnresolved');
     assert.equal(entry?.served, false);
     assert.match(entry?.message ?? '', /widgets\.x\.kgraph\.test/);
-    assert.equal(controller?.loops.has(`gadgets|${bare.name}`), false);
+    assert.equal(p.controller.loops.has(`gadgets|${bare.name}`), false);
     assert.equal(
       await getObj(
         bare.admin,
@@ -179,17 +167,17 @@ describe('planes: permission claims in consumer clusters', () => {
   });
 
   it('§19.30 partial grant: the pre-check names the missing verbs, a full grant lets the child in, revoking blocks writes again', async () => {
-    const b = await grantPublished(p, c, 'partial', { serve: true, claims: false });
+    const b = await grantPublished(p, p.consumer, 'partial', { serve: true, claims: false });
     // The consumer grants configmaps with get, list and create only, in namespace `partial`.
-    await apply(c.admin, {
+    await apply(p.consumer.admin, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: 'partial-configmaps' },
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create'] }],
     });
-    await bindRole(c.admin, 'partial-configmaps', SUBJECT, ['partial']);
-    await waitEntry(p, c, 'partial');
-    await apply(c.admin, instanceOf('Partial', 'p', 'partial', { name: 'p', value: 'one' }));
+    await bindRole(p.consumer.admin, 'partial-configmaps', SUBJECT, ['partial']);
+    await waitEntry(p, p.consumer, 'partial');
+    await apply(p.consumer.admin, instanceOf('Partial', 'p', 'partial', { name: 'p', value: 'one' }));
     const blocked = await waitFor(
       'ClaimNotAccepted',
       () => inst('Partial', 'p', 'partial'),
@@ -199,24 +187,24 @@ describe('planes: permission claims in consumer clusters', () => {
       cond(blocked, 'Ready')?.message ?? '',
       /resource child: claim configmaps is not accepted in namespace partial: missing verbs watch,update,patch,delete/,
     );
-    assert.equal(await getObj(c.admin, 'v1', 'ConfigMap', 'p-child', 'partial'), undefined);
+    assert.equal(await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'p-child', 'partial'), undefined);
 
     // The full generated claims role, bound in the namespace: the child appears.
     const { exportName } = exportOf(b);
-    await bindRole(c.admin, roleNames(exportName).claims, SUBJECT, ['partial']);
+    await bindRole(p.consumer.admin, roleNames(exportName).claims, SUBJECT, ['partial']);
     await waitFor('Ready', () => inst('Partial', 'p', 'partial'), readyReason('Ready'));
-    const child = await getObj(c.admin, 'v1', 'ConfigMap', 'p-child', 'partial');
+    const child = await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'p-child', 'partial');
     assert.deepEqual(child?.data, { value: 'one' });
 
     // Revoked: an edit that needs a write is blocked and names the missing verbs, whether the pre-check
     // sees the revocation first or a write the cache still allowed is refused (403) and asked again.
-    await c.admin.delete({
+    await p.consumer.admin.delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
       namespace: 'partial',
       name: bindingName(roleNames(exportName).claims),
     });
-    await apply(c.admin, instanceOf('Partial', 'p', 'partial', { name: 'p', value: 'two' }));
+    await apply(p.consumer.admin, instanceOf('Partial', 'p', 'partial', { name: 'p', value: 'two' }));
     const again = await waitFor(
       'ClaimNotAccepted after revocation',
       () => inst('Partial', 'p', 'partial'),
@@ -224,15 +212,15 @@ describe('planes: permission claims in consumer clusters', () => {
     );
     assert.match(cond(again, 'Ready')?.message ?? '', /missing verbs watch,update,patch,delete/);
     await sleep(2_000); // two heartbeats
-    const after = await getObj(c.admin, 'v1', 'ConfigMap', 'p-child', 'partial');
+    const after = await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'p-child', 'partial');
     assert.deepEqual(after?.data, { value: 'one' });
     assert.equal(after?.metadata.resourceVersion, child?.metadata.resourceVersion);
   });
 
   it('§19.31 new claim after an edit: the added Secret node waits for the re-applied claims role, the others keep converging', async () => {
-    await grantPublished(p, c, 'editable', { serve: true, claims: ['edit'] });
-    await waitEntry(p, c, 'editable');
-    await apply(c.admin, instanceOf('Editable', 'e', 'edit', { name: 'e', value: 'v1' }));
+    await grantPublished(p, p.consumer, 'editable', { serve: true, claims: ['edit'] });
+    await waitEntry(p, p.consumer, 'editable');
+    await apply(p.consumer.admin, instanceOf('Editable', 'e', 'edit', { name: 'e', value: 'v1' }));
     await waitFor('Ready', () => inst('Editable', 'e', 'edit'), readyReason('Ready'));
     const before = await p.management.admin.get(BP('editable'));
 
@@ -249,7 +237,7 @@ describe('planes: permission claims in consumer clusters', () => {
       (republished.status as { claims: { resource: string }[] }).claims.map((x) => x.resource),
       ['configmaps', 'secrets'],
     );
-    await apply(c.admin, instanceOf('Editable', 'e', 'edit', { name: 'e', value: 'v2' }));
+    await apply(p.consumer.admin, instanceOf('Editable', 'e', 'edit', { name: 'e', value: 'v2' }));
     const waiting = await waitFor(
       'Secret node ClaimNotAccepted',
       () => inst('Editable', 'e', 'edit'),
@@ -261,21 +249,21 @@ describe('planes: permission claims in consumer clusters', () => {
     );
     await waitFor(
       'the ConfigMap keeps converging',
-      () => getObj(c.admin, 'v1', 'ConfigMap', 'e-config', 'edit'),
+      () => getObj(p.consumer.admin, 'v1', 'ConfigMap', 'e-config', 'edit'),
       (o) => (o.data as { value?: string } | undefined)?.value === 'v2',
     );
-    assert.equal(await getObj(c.admin, 'v1', 'Secret', 'e-secret', 'edit'), undefined);
+    assert.equal(await getObj(p.consumer.admin, 'v1', 'Secret', 'e-secret', 'edit'), undefined);
 
     // The consumer re-applies the generated claims role (now with secrets): the Secret appears.
-    await grantPublished(p, c, 'editable', { serve: true, claims: ['edit'] });
+    await grantPublished(p, p.consumer, 'editable', { serve: true, claims: ['edit'] });
     await waitFor('Ready', () => inst('Editable', 'e', 'edit'), readyReason('Ready', true));
-    const secret = await getObj(c.admin, 'v1', 'Secret', 'e-secret', 'edit');
+    const secret = await getObj(p.consumer.admin, 'v1', 'Secret', 'e-secret', 'edit');
     assert.ok(secret);
     assert.equal(Buffer.from((secret.data as { value: string }).value, 'base64').toString(), 'v2');
   });
 
   it('§19.33 cluster-scoped consumer kind: a ClusterRole child needs a ClusterRoleBinding of the claims role', async () => {
-    const b = await grantPublished(p, c, 'viewers', { serve: true, claims: ['scoped'] });
+    const b = await grantPublished(p, p.consumer, 'viewers', { serve: true, claims: ['scoped'] });
     assert.deepEqual((b.status as { claims: unknown }).claims, [
       {
         group: 'rbac.authorization.k8s.io',
@@ -284,8 +272,8 @@ describe('planes: permission claims in consumer clusters', () => {
         scope: 'Cluster',
       },
     ]);
-    await waitEntry(p, c, 'viewers');
-    await apply(c.admin, instanceOf('Viewer', 'v', 'scoped', { name: 'v' }));
+    await waitEntry(p, p.consumer, 'viewers');
+    await apply(p.consumer.admin, instanceOf('Viewer', 'v', 'scoped', { name: 'v' }));
     const blocked = await waitFor(
       'ClaimNotAccepted',
       () => inst('Viewer', 'v', 'scoped'),
@@ -296,10 +284,10 @@ describe('planes: permission claims in consumer clusters', () => {
       /claim clusterroles\.rbac\.authorization\.k8s\.io is not accepted cluster-wide: missing verbs get,list,watch,create,update,patch,delete/,
     );
     const roleName = 'scoped-v-viewer';
-    const getRole = () => getObj(c.admin, 'rbac.authorization.k8s.io/v1', 'ClusterRole', roleName);
+    const getRole = () => getObj(p.consumer.admin, 'rbac.authorization.k8s.io/v1', 'ClusterRole', roleName);
     assert.equal(await getRole(), undefined);
 
-    await grantPublished(p, c, 'viewers', { serve: true, claims: true });
+    await grantPublished(p, p.consumer, 'viewers', { serve: true, claims: true });
     const i = await waitFor('Ready', () => inst('Viewer', 'v', 'scoped'), readyReason('Ready'));
     const role = await getRole();
     assert.ok(role);

@@ -9,8 +9,7 @@
  * ExportConflict (43, §18.7) and BuildFailed for a missing explicit namespace (56).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import { isApiError, type KubeObject } from '../../../src/kube/index.ts';
 import {
@@ -19,19 +18,11 @@ import {
   BP,
   blueprint,
   CONTROLLER_NS,
-  type Consumer,
-  closePlanes,
   cmT,
   cond,
   eventually,
   getObj,
-  grantPublished,
-  ns,
-  type Planes,
-  startController,
-  startPlanes,
-  stopController,
-  waitServed,
+  planesFixture,
 } from './support.ts';
 
 const DEMO = blueprint(
@@ -101,37 +92,22 @@ function demo(
 }
 
 describe('planes: the instance pass across management, host and a consumer', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
-  let id = '';
-  const cget = (name: string, namespace = 'ns-a') => getObj(c.admin, 'v1', 'ConfigMap', name, namespace);
+  const cget = (name: string, namespace = 'ns-a') =>
+    getObj(p.consumer.admin, 'v1', 'ConfigMap', name, namespace);
   const pget = (name: string) => getObj(p.management.admin, 'v1', 'ConfigMap', name, 'default');
   const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
   const inst = (namespace = 'ns-a', kind = 'Demo', name = 'demo') =>
-    getObj(c.admin, AV, kind, name, namespace);
+    getObj(p.consumer.admin, AV, kind, name, namespace);
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    for (const n of ['ns-a', 'ns-b', 'elsewhere']) await apply(c.admin, ns(n));
-    controller = await startController(p);
-    await apply(p.management.admin, DEMO);
-    await apply(p.management.admin, BROKEN);
-    await grantPublished(p, c, 'demo');
-    await grantPublished(p, c, 'broken');
-    const cc = await waitServed(p, c, 2);
-    id = (cc.spec as { clusterID: string }).clusterID;
-    await apply(c.admin, demo('ns-a', { names: ['x', 'y', 'z'] }));
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+  const p = planesFixture({
+    namespaces: ['ns-a', 'ns-b', 'elsewhere'],
+    blueprints: [DEMO, BROKEN],
+    grants: ['demo', 'broken'],
+    finish: () => apply(p.consumer.admin, demo('ns-a', { names: ['x', 'y', 'z'] })),
   });
 
   it('pends on cross-plane data without stopping independent nodes (§19.15, 19, 46)', async () => {
-    const agentName = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    const agentName = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
     const i = await eventually('Progressing with the provider child applied', async () => {
       const o = await inst();
       return (await pget(agentName)) &&
@@ -151,7 +127,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace: CONTROLLER_NS,
-      name: livenessRecordName(id, i.metadata.uid ?? ''),
+      name: livenessRecordName(p.clusterId, i.metadata.uid ?? ''),
     });
     const data = rec.data as Record<string, string>;
     assert.equal(data.providerChildGVKs, '/v1/ConfigMap');
@@ -160,7 +136,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
   });
 
   it('resolves once the provider status appears; renamed children resolve in CEL (§19.16–17)', async () => {
-    const agentName = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    const agentName = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
     // Another controller fulfils the request on the provider plane.
     await p.management.admin.apply(
       {
@@ -197,27 +173,33 @@ describe('planes: the instance pass across management, host and a consumer', () 
   });
 
   it('stamps the cluster ID at runtime only (§19.7–8)', async () => {
-    assert.equal(((await cget('demo-independent'))?.data as Record<string, string> | undefined)?.cluster, id);
+    assert.equal(
+      ((await cget('demo-independent'))?.data as Record<string, string> | undefined)?.cluster,
+      p.clusterId,
+    );
     assert.equal(
       (await inst())?.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'],
       undefined,
     );
     // A bogus consumer-set value is ignored by CEL and left untouched in storage.
-    await apply(c.admin, demo('ns-b', { names: [] }, { 'krop.opendefense.cloud/consumer-cluster': 'bogus' }));
+    await apply(
+      p.consumer.admin,
+      demo('ns-b', { names: [] }, { 'krop.opendefense.cloud/consumer-cluster': 'bogus' }),
+    );
     const o = await eventually('ns-b instance reconciled', async () => {
       const x = await inst('ns-b');
       return (await cget('demo-independent', 'ns-b')) ? x : undefined;
     });
     assert.equal(
       ((await cget('demo-independent', 'ns-b'))?.data as Record<string, string> | undefined)?.cluster,
-      id,
+      p.clusterId,
     );
     assert.equal(o?.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'], 'bogus');
   });
 
   it('same-named instances in two namespaces get distinct provider objects (§19.6, §18.1)', async () => {
-    const a = qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
-    const b = qualifiedName(id, 'ns-b', 'demo', 'demo-agent', 'ConfigMap');
+    const a = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
+    const b = qualifiedName(p.clusterId, 'ns-b', 'demo', 'demo-agent', 'ConfigMap');
     assert.notEqual(a, b);
     const pb = await eventually('ns-b provider child', () => pget(b));
     const pa = await pget(a);
@@ -231,7 +213,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
   it('keeps a provider and a host child of the same template identity apart (§19.37)', async () => {
     const twin = await hget('demo-agent');
     assert.deepEqual(twin?.data, { twin: 'host' });
-    assert.ok(await pget(qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
+    assert.ok(await pget(qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
   });
 
   it('sets owner references only where Kubernetes accepts them (§19.55)', async () => {
@@ -248,7 +230,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
   });
 
   it('prunes an includeWhen flip and a forEach shrink on their planes, never foreign objects (§19.35–36, 39)', async () => {
-    const gated = qualifiedName(id, 'ns-a', 'demo', 'demo-gated', 'ConfigMap');
+    const gated = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-gated', 'ConfigMap');
     assert.ok(await pget(gated));
     assert.ok(await hget('demo-z'));
     // Foreign objects of the same GVK and namespace: unlabelled, or another instance's UID.
@@ -265,11 +247,11 @@ describe('planes: the instance pass across management, host and a consumer', () 
         namespace: 'default',
         labels: {
           'krop.opendefense.cloud/instance-uid': 'someone-else',
-          'krop.opendefense.cloud/consumer-cluster': id,
+          'krop.opendefense.cloud/consumer-cluster': p.clusterId,
         },
       },
     });
-    await apply(c.admin, demo('ns-a', { names: ['x', 'y'], gate: false }));
+    await apply(p.consumer.admin, demo('ns-a', { names: ['x', 'y'], gate: false }));
     await eventually('z and gated pruned', async () =>
       (await hget('demo-z')) === undefined && (await pget(gated)) === undefined ? true : undefined,
     );
@@ -278,11 +260,11 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.ok(await hget('demo-agent'));
     assert.ok(await hget('foreign'));
     assert.ok(await hget('other-instance'));
-    assert.ok(await pget(qualifiedName(id, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
+    assert.ok(await pget(qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
   });
 
   it('a genuine CEL error is hard: ExpressionError, state ERROR, and a liveness record (§19.18, §18.2–3)', async () => {
-    await apply(c.admin, {
+    await apply(p.consumer.admin, {
       apiVersion: AV,
       kind: 'Broken',
       metadata: { name: 'broken', namespace: 'ns-a' },
@@ -299,7 +281,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
       p.management.admin,
       'v1',
       'ConfigMap',
-      livenessRecordName(id, o.metadata.uid ?? ''),
+      livenessRecordName(p.clusterId, o.metadata.uid ?? ''),
       CONTROLLER_NS,
     );
     assert.ok(rec, 'an erroring first pass still leaves a liveness record');

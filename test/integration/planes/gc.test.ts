@@ -6,8 +6,7 @@
  * deleting a ConsumerCluster cleans up its provider and host children through its finalizer.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import {
   AV,
@@ -15,7 +14,6 @@ import {
   blueprint,
   CONTROLLER_NS,
   type Consumer,
-  closePlanes,
   cmT,
   cond,
   eventually,
@@ -23,10 +21,7 @@ import {
   getObj,
   grantPublished,
   ns,
-  type Planes,
-  startController,
-  startPlanes,
-  stopController,
+  planesFixture,
   waitPublished,
   waitServed,
 } from './support.ts';
@@ -54,16 +49,11 @@ const BLUEPRINT = blueprint(
 );
 
 describe('planes: liveness records, the sweeper and deregistration', () => {
-  let p: Planes;
-  let controller: PlanesController | undefined;
   const ids: string[] = [];
   let exportName = '';
   const uids: string[] = [];
   const later = () => new Date(Date.now() + 10 * STALE);
-  const sweeper = () => {
-    assert.ok(controller);
-    return controller.sweeper.withClock(later, new Date(Date.now() - 10 * STALE));
-  };
+  const sweeper = () => p.controller.sweeper.withClock(later, new Date(Date.now() - 10 * STALE));
   const prov = (i: number) =>
     getObj(
       p.management.admin,
@@ -84,49 +74,45 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
   const cc = (c: Consumer) =>
     p.management.admin.getOrUndefined({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
 
-  before(async () => {
-    p = await startPlanes(2);
-    controller = await startController(p, { timings: { staleAfterMs: STALE, startupGraceMs: STALE } });
-    await apply(p.management.admin, BLUEPRINT);
-    const b = await waitPublished(p, 'gcdemo');
-    exportName = exportOf(b).exportName;
-    for (const c of p.consumers) {
-      await apply(c.admin, ns('ns-a'));
-      await grantPublished(p, c, 'gcdemo');
-    }
-    for (const c of p.consumers) {
-      const o = await waitServed(p, c);
-      ids.push((o.spec as { clusterID: string }).clusterID);
-      await apply(c.admin, {
-        apiVersion: AV,
-        kind: 'GcDemo',
-        metadata: { name: 'g', namespace: 'ns-a' },
-        spec: { name: 'g' },
-      });
-    }
-    for (const [i, c] of p.consumers.entries()) {
-      const inst = await eventually(
-        `${c.name} Ready`,
-        async () => {
-          const o = await getObj(c.admin, AV, 'GcDemo', 'g', 'ns-a');
-          return cond(o, 'Ready')?.status === 'True' ? o : undefined;
-        },
-        60_000,
-      );
-      uids.push(inst.metadata.uid ?? '');
-      assert.ok(await prov(i));
-      assert.ok(await hostObj(i));
-    }
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+  const p = planesFixture({
+    consumers: 2,
+    controller: { timings: { staleAfterMs: STALE, startupGraceMs: STALE } },
+    blueprints: [BLUEPRINT],
+    finish: async () => {
+      const b = await waitPublished(p, 'gcdemo');
+      exportName = exportOf(b).exportName;
+      for (const c of p.consumers) {
+        await apply(c.admin, ns('ns-a'));
+        await grantPublished(p, c, 'gcdemo');
+      }
+      for (const c of p.consumers) {
+        const o = await waitServed(p, c);
+        ids.push((o.spec as { clusterID: string }).clusterID);
+        await apply(c.admin, {
+          apiVersion: AV,
+          kind: 'GcDemo',
+          metadata: { name: 'g', namespace: 'ns-a' },
+          spec: { name: 'g' },
+        });
+      }
+      for (const [i, c] of p.consumers.entries()) {
+        const inst = await eventually(
+          `${c.name} Ready`,
+          async () => {
+            const o = await getObj(c.admin, AV, 'GcDemo', 'g', 'ns-a');
+            return cond(o, 'Ready')?.status === 'True' ? o : undefined;
+          },
+          60_000,
+        );
+        uids.push(inst.metadata.uid ?? '');
+        assert.ok(await prov(i));
+        assert.ok(await hostObj(i));
+      }
+    },
   });
 
   it('sweeps nothing during the startup grace, even when every record is stale (§19.49)', async () => {
-    assert.ok(controller);
-    const s = controller.sweeper.withClock(later, new Date(later().getTime() - 1_000));
+    const s = p.controller.sweeper.withClock(later, new Date(later().getTime() - 1_000));
     const report = await s.sweep();
     assert.equal(report.decisions.size, 0);
     assert.ok(await record(0));
@@ -182,7 +168,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       async () => {
         const x = await cc(c);
         return cond(x, 'IdentityVerified')?.reason === 'IdentityUnreadable' &&
-          !controller?.loops.has(`gcdemo|${c.name}`)
+          !p.controller.loops.has(`gcdemo|${c.name}`)
           ? true
           : undefined;
       },
@@ -286,7 +272,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       30_000,
     );
     assert.equal(cond(changed, 'Ready')?.status, 'False');
-    assert.equal(controller?.loops.has(`gcdemo|${c.name}`), false);
+    assert.equal(p.controller.loops.has(`gcdemo|${c.name}`), false);
     assert.equal(
       (await sweeper().sweep()).decisions.get(livenessRecordName(ids[1] ?? '', uids[1] ?? '')),
       'kept',

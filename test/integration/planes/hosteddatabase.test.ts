@@ -9,24 +9,19 @@
  * its children on its plane.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import {
   apply,
   BP,
   CONTROLLER_NS,
-  closePlanes,
   cond,
   eventually,
   getObj,
   grant,
   ns,
-  type Planes,
-  startController,
-  startPlanes,
-  stopController,
+  planesFixture,
   waitPublished,
   waitServed,
   yamlObjects,
@@ -46,72 +41,67 @@ function hostedDatabase(name: string): KubeObject {
 }
 
 describe('planes: HostedDatabase across management, host and three consumer clusters', () => {
-  let p: Planes;
-  let controller: PlanesController | undefined;
   const ids: string[] = [];
 
-  before(async () => {
-    p = await startPlanes(3);
-    const [vpcCrd] = yamlObjects('examples/planes/00-vpc-crd.yaml') as [KubeObject];
-    await apply(p.management.admin, vpcCrd);
-    await apply(p.host.admin, ns('databases'));
-    for (const [i, c] of p.consumers.entries()) {
-      await apply(c.admin, vpcCrd);
-      await apply(c.admin, ns(TEAM));
-      await eventually(
-        'VPC served',
-        async () =>
-          (
-            await c.admin.getOrUndefined({
-              apiVersion: 'apiextensions.k8s.io/v1',
-              kind: 'CustomResourceDefinition',
-              name: 'vpcs.ec2.services.k8s.aws',
-            })
-          )?.status &&
-          (await c.admin.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(
-            () => true,
-            () => undefined,
-          )),
-      );
-      await apply(c.admin, {
-        apiVersion: 'ec2.services.k8s.aws/v1alpha1',
-        kind: 'VPC',
-        metadata: { name: 'db-vpc', namespace: TEAM },
-        spec: { cidrBlock: '10.0.0.0/16' },
-      });
-      await c.admin.applyStatus(
-        {
+  const p = planesFixture({
+    consumers: 3,
+    prepare: async () => {
+      const [vpcCrd] = yamlObjects('examples/planes/00-vpc-crd.yaml') as [KubeObject];
+      await apply(p.management.admin, vpcCrd);
+      await apply(p.host.admin, ns('databases'));
+      for (const [i, c] of p.consumers.entries()) {
+        await apply(c.admin, vpcCrd);
+        await apply(c.admin, ns(TEAM));
+        await eventually(
+          'VPC served',
+          async () =>
+            (
+              await c.admin.getOrUndefined({
+                apiVersion: 'apiextensions.k8s.io/v1',
+                kind: 'CustomResourceDefinition',
+                name: 'vpcs.ec2.services.k8s.aws',
+              })
+            )?.status &&
+            (await c.admin.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(
+              () => true,
+              () => undefined,
+            )),
+        );
+        await apply(c.admin, {
           apiVersion: 'ec2.services.k8s.aws/v1alpha1',
           kind: 'VPC',
           metadata: { name: 'db-vpc', namespace: TEAM },
-          status: { vpcID: `vpc-${i + 1}` },
-        },
-        { fieldManager: 'test', force: true },
+          spec: { cidrBlock: '10.0.0.0/16' },
+        });
+        await c.admin.applyStatus(
+          {
+            apiVersion: 'ec2.services.k8s.aws/v1alpha1',
+            kind: 'VPC',
+            metadata: { name: 'db-vpc', namespace: TEAM },
+            status: { vpcID: `vpc-${i + 1}` },
+          },
+          { fieldManager: 'test', force: true },
+        );
+      }
+      await eventually('VPC type in the management cluster', () =>
+        p.management.admin.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(() => true),
       );
-    }
-    await eventually('VPC type in the management cluster', () =>
-      p.management.admin.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(() => true),
-    );
-    controller = await startController(p);
-    const [blueprint] = yamlObjects('examples/planes/10-hosteddatabase.yaml') as [KubeObject];
-    await apply(p.management.admin, blueprint);
-    const published = await waitPublished(p, 'hosteddatabase');
-    const status = published.status as {
-      claims: { group: string; resource: string; verbs: string[]; scope: 'Namespaced' }[];
-    };
-    for (const [i, c] of p.consumers.entries()) {
-      await grant(c, EXPORT, INSTANCE, status.claims, { serve: true, claims: i < 2 });
-    }
-    for (const c of p.consumers) {
-      const cc = await waitServed(p, c);
-      ids.push((cc.spec as { clusterID: string }).clusterID);
-      await apply(c.admin, hostedDatabase('db'));
-    }
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+    },
+    blueprints: yamlObjects('examples/planes/10-hosteddatabase.yaml'),
+    finish: async () => {
+      const published = await waitPublished(p, 'hosteddatabase');
+      const status = published.status as {
+        claims: { group: string; resource: string; verbs: string[]; scope: 'Namespaced' }[];
+      };
+      for (const [i, c] of p.consumers.entries()) {
+        await grant(c, EXPORT, INSTANCE, status.claims, { serve: true, claims: i < 2 });
+      }
+      for (const c of p.consumers) {
+        const cc = await waitServed(p, c);
+        ids.push((cc.spec as { clusterID: string }).clusterID);
+        await apply(c.admin, hostedDatabase('db'));
+      }
+    },
   });
 
   it('publishes claims merged per GroupResource, sorted, none for host or provider types', async () => {

@@ -7,8 +7,7 @@
  * the sweeper, running on short timings, deletes nothing.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import type { Connection } from '../../../src/controller/planes/served.ts';
 import type { SweepReport } from '../../../src/controller/planes/sweeper.ts';
@@ -19,22 +18,14 @@ import {
   apply,
   blueprint,
   CONTROLLER_NS,
-  type Consumer,
-  closePlanes,
-  clusterIdOf,
   cmT,
   cond,
   eventually,
   getObj,
-  grantPublished,
   instanceOf,
-  ns,
-  type Planes,
+  planesFixture,
   readyReason,
   sleep,
-  startController,
-  startPlanes,
-  stopController,
   waitEntry,
   waitFor,
   waitPublished,
@@ -87,86 +78,78 @@ const POLICY: KubeObject[] = [
 ];
 
 describe('planes: the instance finalizer and liveness records', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
-  let id = '';
   const pget = (instance: string, original: string) =>
     getObj(
       p.management.admin,
       'v1',
       'ConfigMap',
-      qualifiedName(id, NS, instance, original, 'ConfigMap'),
+      qualifiedName(p.clusterId, NS, instance, original, 'ConfigMap'),
       'default',
     );
   const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
-  const cget = (name: string) => getObj(c.admin, 'v1', 'ConfigMap', name, NS);
+  const cget = (name: string) => getObj(p.consumer.admin, 'v1', 'ConfigMap', name, NS);
   const record = (uid: string) =>
-    getObj(p.management.admin, 'v1', 'ConfigMap', livenessRecordName(id, uid), CONTROLLER_NS);
+    getObj(p.management.admin, 'v1', 'ConfigMap', livenessRecordName(p.clusterId, uid), CONTROLLER_NS);
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    await apply(c.admin, ns(NS));
-    for (const o of POLICY) await apply(c.admin, o);
-    // The policy is enforced a moment after it is created: probe with a dry run.
-    await eventually(
-      'admission policy enforced',
-      async () => {
-        try {
-          await c.admin.create(cmT('r-c', {}, NS) as KubeObject, { dryRun: true });
-          return undefined;
-        } catch (e) {
-          return isApiError(e) && e.code === 422 ? true : undefined;
-        }
-      },
-      30_000,
-    );
-    controller = await startController(p, {
+  const p = planesFixture({
+    namespaces: [NS],
+    prepare: async () => {
+      for (const o of POLICY) await apply(p.consumer.admin, o);
+      // The policy is enforced a moment after it is created: probe with a dry run.
+      await eventually(
+        'admission policy enforced',
+        async () => {
+          try {
+            await p.consumer.admin.create(cmT('r-c', {}, NS) as KubeObject, { dryRun: true });
+            return undefined;
+          } catch (e) {
+            return isApiError(e) && e.code === 422 ? true : undefined;
+          }
+        },
+        30_000,
+      );
+    },
+    controller: {
       timings: { staleAfterMs: STALE_MS, startupGraceMs: 0, sweepIntervalMs: 1_000, heartbeatMs: 1_000 },
-    });
-    await apply(p.management.admin, planesOf('refused', 'Refused'));
-    await apply(p.management.admin, planesOf('first', 'First'));
-    await grantPublished(p, c, 'refused');
-    await waitEntry(p, c, 'refused');
-    id = await clusterIdOf(p, c);
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+    },
+    blueprints: [planesOf('refused', 'Refused'), planesOf('first', 'First')],
+    grants: ['refused'],
   });
 
   it('§19.44 finalizer before the first apply: the first reconcile only adds the finalizer, children come with the next pass', async () => {
-    assert.ok(controller);
     // `first` is published but not served here (its serving role is not granted), so no serving loop
     // races the reconciles this test drives itself, with the consumer's admin credentials.
     await waitPublished(p, 'first');
-    await waitEntry(p, c, 'first', (e) => e.reason === 'ServingNotGranted');
-    const bp = controller.registrar.registry.get('first');
+    await waitEntry(p, p.consumer, 'first', (e) => e.reason === 'ServingNotGranted');
+    const bp = p.controller.registrar.registry.get('first');
     assert.ok(bp);
-    await apply(c.admin, bp.crd);
-    await waitCrdEstablished(c.admin, bp.exportName);
+    await apply(p.consumer.admin, bp.crd);
+    await waitCrdEstablished(p.consumer.admin, bp.exportName);
     await eventually('First served by the API server', async () => {
-      c.admin.discovery.invalidate(AV);
-      return c.admin.discovery.resolveKind(AV, 'First').then(
+      p.consumer.admin.discovery.invalidate(AV);
+      return p.consumer.admin.discovery.resolveKind(AV, 'First').then(
         () => true,
         () => undefined,
       );
     });
     const conn: Connection = {
-      name: c.name,
-      clusterID: id,
-      client: c.admin,
+      name: p.consumer.name,
+      clusterID: p.clusterId,
+      client: p.consumer.admin,
       identity: { username: 'admin', groups: [] },
     };
-    await apply(c.admin, instanceOf('First', 'f', NS, { name: 'f' }));
-    const created = await c.admin.get({ apiVersion: AV, kind: 'First', namespace: NS, name: 'f' });
+    await apply(p.consumer.admin, instanceOf('First', 'f', NS, { name: 'f' }));
+    const created = await p.consumer.admin.get({ apiVersion: AV, kind: 'First', namespace: NS, name: 'f' });
     assert.deepEqual(created.metadata.finalizers ?? [], []);
 
-    const one = await controller.instances.reconcile(bp, conn, created);
+    const one = await p.controller.instances.reconcile(bp, conn, created);
     assert.equal(one.kind, 'finalizerAdded');
-    const withFinalizer = await c.admin.get({ apiVersion: AV, kind: 'First', namespace: NS, name: 'f' });
+    const withFinalizer = await p.consumer.admin.get({
+      apiVersion: AV,
+      kind: 'First',
+      namespace: NS,
+      name: 'f',
+    });
     assert.deepEqual(withFinalizer.metadata.finalizers, ['krop.opendefense.cloud/gc']);
     assert.equal(await pget('f', 'f-a'), undefined, 'no provider child after the first reconcile');
     assert.equal(await hget('f-h'), undefined, 'no host child after the first reconcile');
@@ -174,7 +157,7 @@ describe('planes: the instance finalizer and liveness records', () => {
     assert.equal(await record(created.metadata.uid ?? ''), undefined, 'no liveness record either');
     assert.equal(cond(withFinalizer, 'Ready'), undefined, 'no status written');
 
-    const two = await controller.instances.reconcile(bp, conn, withFinalizer);
+    const two = await p.controller.instances.reconcile(bp, conn, withFinalizer);
     assert.equal(two.kind, 'reconciled');
     assert.equal(two.ready, true);
     assert.ok(await pget('f', 'f-a'));
@@ -184,11 +167,10 @@ describe('planes: the instance finalizer and liveness records', () => {
   });
 
   it('§19.47 liveness on error: the refused consumer write keeps the record fresh past StaleAfter, the sweeper deletes nothing', async () => {
-    assert.ok(controller);
-    await apply(c.admin, instanceOf('Refused', 'r', NS, { name: 'r' }));
+    await apply(p.consumer.admin, instanceOf('Refused', 'r', NS, { name: 'r' }));
     const failing = await waitFor(
       'ApplyFailed',
-      () => getObj(c.admin, AV, 'Refused', 'r', NS),
+      () => getObj(p.consumer.admin, AV, 'Refused', 'r', NS),
       readyReason('ApplyFailed'),
     );
     assert.match(
@@ -197,7 +179,7 @@ describe('planes: the instance finalizer and liveness records', () => {
     );
     assert.equal((failing.status as { state?: string }).state, 'ERROR');
     const uid = failing.metadata.uid ?? '';
-    const name = livenessRecordName(id, uid);
+    const name = livenessRecordName(p.clusterId, uid);
     assert.ok(await pget('r', 'r-a'));
     assert.ok(await hget('r-h'));
 
@@ -212,7 +194,7 @@ describe('planes: the instance finalizer and liveness records', () => {
       const last = Date.parse((rec.data as { lastReconciled?: string }).lastReconciled ?? '');
       // RFC 3339 with whole seconds: allow one second of truncation.
       assert.ok(Date.now() - last <= STALE_MS + 1_000, `record refreshed (age ${Date.now() - last} ms)`);
-      const report: SweepReport | undefined = controller.sweeper.lastReport;
+      const report: SweepReport | undefined = p.controller.sweeper.lastReport;
       if (report?.decisions.has(name)) {
         assert.equal(report.decisions.get(name), 'fresh');
         if (Date.now() - started > STALE_MS) {
@@ -223,7 +205,7 @@ describe('planes: the instance finalizer and liveness records', () => {
       assert.ok(await pget('r', 'r-a'), 'provider child kept');
       assert.ok(await hget('r-h'), 'host child kept');
       assert.equal(
-        readyReason('ApplyFailed')((await getObj(c.admin, AV, 'Refused', 'r', NS)) as KubeObject),
+        readyReason('ApplyFailed')((await getObj(p.consumer.admin, AV, 'Refused', 'r', NS)) as KubeObject),
         true,
       );
     }

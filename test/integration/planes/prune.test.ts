@@ -7,10 +7,9 @@
  * complete pass, by the finalizer and by the sweeper.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { roleNames } from '../../../src/controller/planes/claims.ts';
 import { bindingName } from '../../../src/controller/planes/consumerSide.ts';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import { installWidgetCRD } from '../../support/kube.ts';
 import {
@@ -19,26 +18,17 @@ import {
   BP,
   blueprint,
   CONTROLLER_NS,
-  type Consumer,
-  closePlanes,
-  clusterIdOf,
   cmT,
   cond,
   eventually,
   exportOf,
   getObj,
-  grantPublished,
   instanceOf,
-  ns,
-  type Planes,
+  planesFixture,
   readyReason,
   sleep,
-  startController,
-  startPlanes,
-  stopController,
   waitFor,
   waitGone,
-  waitServed,
 } from './support.ts';
 
 const NS = 'ns-a';
@@ -131,35 +121,21 @@ const drop = (withSecret: boolean) =>
   );
 
 describe('planes: reads and pruning across planes', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
-  let id = '';
-  const inst = (kind: string, name: string) => getObj(c.admin, AV, kind, name, NS);
-  const cget = (name: string) => getObj(c.admin, 'v1', 'ConfigMap', name, NS);
+  const inst = (kind: string, name: string) => getObj(p.consumer.admin, AV, kind, name, NS);
+  const cget = (name: string) => getObj(p.consumer.admin, 'v1', 'ConfigMap', name, NS);
   const pget = (kind: 'ConfigMap' | 'Secret', name: string, original: string) =>
-    getObj(p.management.admin, 'v1', kind, qualifiedName(id, NS, name, original, kind), 'default');
+    getObj(p.management.admin, 'v1', kind, qualifiedName(p.clusterId, NS, name, original, kind), 'default');
   const record = (uid: string) =>
-    getObj(p.management.admin, 'v1', 'ConfigMap', livenessRecordName(id, uid), CONTROLLER_NS);
+    getObj(p.management.admin, 'v1', 'ConfigMap', livenessRecordName(p.clusterId, uid), CONTROLLER_NS);
   const recordGvks = async (uid: string) =>
     ((await record(uid))?.data as { providerChildGVKs?: string } | undefined)?.providerChildGVKs ?? '';
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    await apply(c.admin, ns(NS));
+  const p = planesFixture({
+    namespaces: [NS],
     // The Widget type exists in the management cluster (it type-checks) but not in the host cluster.
-    await installWidgetCRD(p.management.admin, 'w.kgraph.test');
-    controller = await startController(p);
-    for (const b of [COLLECT, HOST_LIST, KEEP, drop(true)]) await apply(p.management.admin, b);
-    for (const b of ['collect', 'hostlist', 'keep', 'drop']) await grantPublished(p, c, b);
-    await waitServed(p, c, 4);
-    id = await clusterIdOf(p, c);
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+    prepare: () => installWidgetCRD(p.management.admin, 'w.kgraph.test'),
+    blueprints: [COLLECT, HOST_LIST, KEEP, drop(true)],
+    grants: ['collect', 'hostlist', 'keep', 'drop'],
   });
 
   it('§19.24 external collection: exactly the matching objects, an empty match is an empty list, a LIST error is hard', async () => {
@@ -168,12 +144,12 @@ describe('planes: reads and pruning across planes', () => {
       ['s2', 'shared'],
       ['p1', 'private'],
     ] as const)
-      await apply(c.admin, {
+      await apply(p.consumer.admin, {
         ...cmT(name, { x: 'y' }, NS),
         metadata: { name, namespace: NS, labels: { tier } },
       });
-    await apply(c.admin, instanceOf('Collect', 'two', NS, { name: 'two', tier: 'shared' }));
-    await apply(c.admin, instanceOf('Collect', 'none', NS, { name: 'none', tier: 'nothing' }));
+    await apply(p.consumer.admin, instanceOf('Collect', 'two', NS, { name: 'two', tier: 'shared' }));
+    await apply(p.consumer.admin, instanceOf('Collect', 'none', NS, { name: 'none', tier: 'nothing' }));
     const two = await waitFor('two Ready', () => inst('Collect', 'two'), readyReason('Ready'));
     assert.equal((two.status as { names?: string }).names, 's1,s2');
     assert.deepEqual((await cget('two-summary'))?.data, { count: '2', names: 's1,s2' });
@@ -185,7 +161,7 @@ describe('planes: reads and pruning across planes', () => {
     assert.equal((await cget('s1'))?.metadata.labels?.['krop.opendefense.cloud/instance-uid'], undefined);
 
     // A third match appears: the next pass observes it.
-    await apply(c.admin, {
+    await apply(p.consumer.admin, {
       ...cmT('s3', {}, NS),
       metadata: { name: 's3', namespace: NS, labels: { tier: 'shared' } },
     });
@@ -196,7 +172,7 @@ describe('planes: reads and pruning across planes', () => {
     );
 
     // A LIST the host plane cannot answer is a hard error: ApplyFailed, state ERROR, dependents not applied.
-    await apply(c.admin, instanceOf('HostList', 'l', NS, { name: 'l' }));
+    await apply(p.consumer.admin, instanceOf('HostList', 'l', NS, { name: 'l' }));
     const failed = await waitFor('ApplyFailed', () => inst('HostList', 'l'), readyReason('ApplyFailed'));
     assert.equal(cond(failed, 'Ready')?.status, 'False');
     assert.equal((failed.status as { state?: string }).state, 'ERROR');
@@ -205,13 +181,13 @@ describe('planes: reads and pruning across planes', () => {
   });
 
   it('§19.34 prune only after a complete pass: a pending dependency deletes neither the provider nor the consumer child', async () => {
-    await apply(c.admin, cmT('k-dep', { v: 'one' }, NS));
-    await apply(c.admin, instanceOf('Keep', 'k', NS, { name: 'k' }));
+    await apply(p.consumer.admin, cmT('k-dep', { v: 'one' }, NS));
+    await apply(p.consumer.admin, instanceOf('Keep', 'k', NS, { name: 'k' }));
     await waitFor('k Ready', () => inst('Keep', 'k'), readyReason('Ready'));
     assert.ok(await pget('ConfigMap', 'k', 'k-a'));
     assert.deepEqual((await cget('k-b'))?.data, { from: 'one' });
 
-    await c.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'k-dep' });
+    await p.consumer.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'k-dep' });
     const pending = await waitFor('k pends', () => inst('Keep', 'k'), readyReason('Progressing'));
     assert.match(cond(pending, 'Ready')?.message ?? '', /dep/);
     await sleep(3_000); // three heartbeats of incomplete passes
@@ -222,10 +198,10 @@ describe('planes: reads and pruning across planes', () => {
 
   it('§19.38 dropped GVK: prune, the finalizer and the sweeper reach the old children through the stored union', async () => {
     // `one` completes; `two` and `three` pend on their missing dependency (no prune for them).
-    await apply(c.admin, cmT('one-dep', { v: '1' }, NS));
+    await apply(p.consumer.admin, cmT('one-dep', { v: '1' }, NS));
     const uids = new Map<string, string>();
     for (const name of ['one', 'two', 'three']) {
-      await apply(c.admin, instanceOf('Drop', name, NS, { name }));
+      await apply(p.consumer.admin, instanceOf('Drop', name, NS, { name }));
       const o = await waitFor(
         `${name} has a Secret`,
         () => inst('Drop', name),
@@ -241,12 +217,12 @@ describe('planes: reads and pruning across planes', () => {
     await waitFor('one Ready', () => inst('Drop', 'one'), readyReason('Ready'));
     for (const name of ['one', 'two', 'three'])
       assert.equal(await recordGvks(uids.get(name) ?? ''), '/v1/ConfigMap,/v1/Secret');
-    const starts = controller?.serveStarts.get('drop');
+    const starts = p.controller.serveStarts.get('drop');
 
     // The provider removes the only Secret node; serving restarts on the new graph.
     await apply(p.management.admin, drop(false));
     await eventually('serving restarted', async () =>
-      controller?.serveStarts.get('drop') === (starts ?? 0) + 1 ? true : undefined,
+      p.controller.serveStarts.get('drop') === (starts ?? 0) + 1 ? true : undefined,
     );
     await waitGone("one's Secret pruned by a complete pass", () => pget('Secret', 'one', 'one-s'));
     assert.ok(await pget('ConfigMap', 'one', 'one-a'));
@@ -263,7 +239,7 @@ describe('planes: reads and pruning across planes', () => {
     }
 
     // The finalizer of `two` deletes its Secret, which the current graph no longer has.
-    await c.admin.delete({ apiVersion: AV, kind: 'Drop', namespace: NS, name: 'two' });
+    await p.consumer.admin.delete({ apiVersion: AV, kind: 'Drop', namespace: NS, name: 'two' });
     await waitGone('two deleted', () => inst('Drop', 'two'));
     assert.equal(await pget('Secret', 'two', 'two-s'), undefined);
     assert.equal(await record(uids.get('two') ?? ''), undefined);
@@ -271,18 +247,17 @@ describe('planes: reads and pruning across planes', () => {
     // `three` becomes unreachable for kgraph (the consumer revokes this blueprint's serving role):
     // the sweeper reclaims its Secret from the stored union.
     const { exportName } = exportOf(await p.management.admin.get(BP('drop')));
-    await c.admin.delete({
+    await p.consumer.admin.delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       name: bindingName(roleNames(exportName).serve),
     });
     await eventually('drop no longer served', async () =>
-      controller?.loops.has(`drop|${c.name}`) ? undefined : true,
+      p.controller.loops.has(`drop|${p.consumer.name}`) ? undefined : true,
     );
-    assert.ok(controller);
     const later = () => new Date(Date.now() + 2 * 3_600_000);
-    const report = await controller.sweeper.withClock(later, new Date(0)).sweep();
-    assert.equal(report.decisions.get(livenessRecordName(id, uids.get('three') ?? '')), 'swept');
+    const report = await p.controller.sweeper.withClock(later, new Date(0)).sweep();
+    assert.equal(report.decisions.get(livenessRecordName(p.clusterId, uids.get('three') ?? '')), 'swept');
     assert.equal(await pget('Secret', 'three', 'three-s'), undefined);
     assert.equal(await pget('ConfigMap', 'three', 'three-a'), undefined);
     assert.equal(await record(uids.get('three') ?? ''), undefined);

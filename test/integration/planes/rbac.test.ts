@@ -7,8 +7,7 @@
  * rules to the provider plane is refused by the API server and reported, not worked around.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { qualifiedName } from '../../../src/controller/planes/naming.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import {
@@ -16,22 +15,14 @@ import {
   apply,
   blueprint,
   CONTROLLER_NS,
-  type Consumer,
-  closePlanes,
-  clusterIdOf,
   cond,
   eventually,
   getObj,
-  grantPublished,
   instanceOf,
   ns,
-  type Planes,
+  planesFixture,
   readyReason,
   serviceAccountClient,
-  startController,
-  startPlanes,
-  stopController,
-  waitEntry,
   waitFor,
   yamlObjects,
 } from './support.ts';
@@ -58,89 +49,76 @@ const SECRETIVE = blueprint(
 );
 
 describe('planes: the controller under its least-privilege roles', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
   let mgmt: RestClient;
   let host: RestClient;
-  let id = '';
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    // Management: the ServiceAccount deploy/planes/rbac.yaml binds, with only those rules.
-    for (const o of yamlObjects('deploy/planes/rbac.yaml')) await apply(p.management.admin, o);
-    mgmt = await serviceAccountClient(p.management.admin, {
-      namespace: CONTROLLER_NS,
-      name: 'kgraph-controller',
-    });
-    // Host: the provider grants the host-target kind of the example, Deployments.
-    await apply(p.host.admin, ns('databases'));
-    await apply(p.host.admin, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'kgraph-host' },
-      rules: [
-        {
-          apiGroups: ['apps'],
-          resources: ['deployments'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-      ],
-    });
-    await apply(p.host.admin, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'kgraph-host' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kgraph-host' },
-      subjects: [{ kind: 'ServiceAccount', name: 'kgraph', namespace: 'kgraph-host' }],
-    });
-    host = await serviceAccountClient(p.host.admin, { namespace: 'kgraph-host', name: 'kgraph' });
-
-    const [vpcCrd] = yamlObjects('examples/planes/00-vpc-crd.yaml') as [KubeObject];
-    for (const x of [p.management.admin, c.admin]) {
-      await apply(x, vpcCrd);
-      await eventually('VPC served', () =>
-        x.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(
-          () => true,
-          () => {
-            x.discovery.invalidate('ec2.services.k8s.aws/v1alpha1');
-            return undefined;
+  const p = planesFixture({
+    prepare: async () => {
+      // Management: the ServiceAccount deploy/planes/rbac.yaml binds, with only those rules.
+      for (const o of yamlObjects('deploy/planes/rbac.yaml')) await apply(p.management.admin, o);
+      mgmt = await serviceAccountClient(p.management.admin, {
+        namespace: CONTROLLER_NS,
+        name: 'kgraph-controller',
+      });
+      // Host: the provider grants the host-target kind of the example, Deployments.
+      await apply(p.host.admin, ns('databases'));
+      await apply(p.host.admin, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'kgraph-host' },
+        rules: [
+          {
+            apiGroups: ['apps'],
+            resources: ['deployments'],
+            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
           },
-        ),
+        ],
+      });
+      await apply(p.host.admin, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'kgraph-host' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kgraph-host' },
+        subjects: [{ kind: 'ServiceAccount', name: 'kgraph', namespace: 'kgraph-host' }],
+      });
+      host = await serviceAccountClient(p.host.admin, { namespace: 'kgraph-host', name: 'kgraph' });
+
+      const [vpcCrd] = yamlObjects('examples/planes/00-vpc-crd.yaml') as [KubeObject];
+      for (const x of [p.management.admin, p.consumer.admin]) {
+        await apply(x, vpcCrd);
+        await eventually('VPC served', () =>
+          x.discovery.resolveKind('ec2.services.k8s.aws/v1alpha1', 'VPC').then(
+            () => true,
+            () => {
+              x.discovery.invalidate('ec2.services.k8s.aws/v1alpha1');
+              return undefined;
+            },
+          ),
+        );
+      }
+      await apply(p.consumer.admin, ns(TEAM));
+      const vpc = {
+        apiVersion: 'ec2.services.k8s.aws/v1alpha1',
+        kind: 'VPC',
+        metadata: { name: 'db-vpc', namespace: TEAM },
+      };
+      await apply(p.consumer.admin, { ...vpc, spec: { cidrBlock: '10.0.0.0/16' } });
+      await p.consumer.admin.applyStatus(
+        { ...vpc, status: { vpcID: 'vpc-1' } },
+        { fieldManager: 'test', force: true },
       );
-    }
-    await apply(c.admin, ns(TEAM));
-    const vpc = {
-      apiVersion: 'ec2.services.k8s.aws/v1alpha1',
-      kind: 'VPC',
-      metadata: { name: 'db-vpc', namespace: TEAM },
-    };
-    await apply(c.admin, { ...vpc, spec: { cidrBlock: '10.0.0.0/16' } });
-    await c.admin.applyStatus({ ...vpc, status: { vpcID: 'vpc-1' } }, { fieldManager: 'test', force: true });
-
-    controller = await startController(p, { client: mgmt, hostClient: host });
-    const [hosted] = yamlObjects('examples/planes/10-hosteddatabase.yaml') as [KubeObject];
-    await apply(p.management.admin, hosted);
-    await apply(p.management.admin, SECRETIVE);
-    for (const b of ['hosteddatabase', 'secretive']) {
-      await grantPublished(p, c, b);
-      await waitEntry(p, c, b);
-    }
-    id = await clusterIdOf(p, c);
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+    },
+    controller: () => ({ client: mgmt, hostClient: host }),
+    blueprints: [...yamlObjects('examples/planes/10-hosteddatabase.yaml'), SECRETIVE],
+    grants: ['hosteddatabase', 'secretive'],
   });
 
   it('converges HostedDatabase on all three planes as the kgraph-controller ServiceAccount', async () => {
     assert.equal(mgmt.kubeConfig.getCurrentUser()?.token !== undefined, true);
-    await apply(c.admin, instanceOf('HostedDatabase', 'db', TEAM, { name: 'db' }));
+    await apply(p.consumer.admin, instanceOf('HostedDatabase', 'db', TEAM, { name: 'db' }));
     const inst = await waitFor(
       'HostedDatabase Ready',
-      () => getObj(c.admin, AV, 'HostedDatabase', 'db', TEAM),
+      () => getObj(p.consumer.admin, AV, 'HostedDatabase', 'db', TEAM),
       readyReason('Ready'),
     );
     assert.equal((inst.status as { vpcID?: string }).vpcID, 'vpc-1');
@@ -149,19 +127,19 @@ describe('planes: the controller under its least-privilege roles', () => {
         p.management.admin,
         'v1',
         'ConfigMap',
-        qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap'),
+        qualifiedName(p.clusterId, TEAM, 'db', 'db-registration', 'ConfigMap'),
         'default',
       ),
     );
-    assert.ok(await getObj(p.host.admin, 'apps/v1', 'Deployment', `${id}-db`, 'databases'));
-    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'db-connection', TEAM));
+    assert.ok(await getObj(p.host.admin, 'apps/v1', 'Deployment', `${p.clusterId}-db`, 'databases'));
+    assert.ok(await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'db-connection', TEAM));
   });
 
   it('a provider write outside deploy/planes/rbac.yaml is refused: ApplyFailed names the refusal, nothing is written', async () => {
-    await apply(c.admin, instanceOf('Secretive', 's', TEAM, { name: 's' }));
+    await apply(p.consumer.admin, instanceOf('Secretive', 's', TEAM, { name: 's' }));
     const inst = await waitFor(
       'ApplyFailed',
-      () => getObj(c.admin, AV, 'Secretive', 's', TEAM),
+      () => getObj(p.consumer.admin, AV, 'Secretive', 's', TEAM),
       readyReason('ApplyFailed'),
     );
     assert.match(
@@ -173,7 +151,7 @@ describe('planes: the controller under its least-privilege roles', () => {
         p.management.admin,
         'v1',
         'Secret',
-        qualifiedName(id, TEAM, 's', 's-token', 'Secret'),
+        qualifiedName(p.clusterId, TEAM, 's', 's-token', 'Secret'),
         'default',
       ),
       undefined,

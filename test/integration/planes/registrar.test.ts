@@ -8,8 +8,7 @@
  * reclaims the provider and host children afterwards.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
 import {
   AV,
@@ -17,25 +16,16 @@ import {
   BP,
   blueprint,
   CONTROLLER_NS,
-  type Consumer,
-  closePlanes,
-  clusterIdOf,
   cmT,
   eventually,
   getObj,
-  grantPublished,
   instanceOf,
-  ns,
-  type Planes,
+  planesFixture,
   readyReason,
   registration,
   sleep,
-  startController,
-  startPlanes,
-  stopController,
   waitFor,
   waitGone,
-  waitServed,
 } from './support.ts';
 
 const NS = 'ns-a';
@@ -59,45 +49,30 @@ const CRASHY = blueprint('crashy', 'Crashy', [{ id: 'x', template: cmT('${schema
 });
 
 describe('planes: schema evolution and withdrawal', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
-  let id = '';
-  const child = () => getObj(c.admin, 'v1', 'ConfigMap', 'e-data', NS);
+  const child = () => getObj(p.consumer.admin, 'v1', 'ConfigMap', 'e-data', NS);
   const prov = () =>
     getObj(
       p.management.admin,
       'v1',
       'ConfigMap',
-      qualifiedName(id, NS, 'e', 'e-prov', 'ConfigMap'),
+      qualifiedName(p.clusterId, NS, 'e', 'e-prov', 'ConfigMap'),
       'default',
     );
   const onHost = () => getObj(p.host.admin, 'v1', 'ConfigMap', 'e-host', 'default');
-  const crdOf = (name: string) => getObj(c.admin, CRD, 'CustomResourceDefinition', name);
+  const crdOf = (name: string) => getObj(p.consumer.admin, CRD, 'CustomResourceDefinition', name);
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    await apply(c.admin, ns(NS));
-    controller = await startController(p);
-    await apply(p.management.admin, evolve({ a: 'b' }));
-    await apply(p.management.admin, CRASHY);
-    await grantPublished(p, c, 'evolve');
-    await grantPublished(p, c, 'crashy');
-    await waitServed(p, c, 2);
-    id = await clusterIdOf(p, c);
-    await apply(c.admin, instanceOf('Evolve', 'e', NS, { name: 'e' }));
-    await waitFor('e Ready', () => getObj(c.admin, AV, 'Evolve', 'e', NS), readyReason('Ready'));
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+  const p = planesFixture({
+    namespaces: [NS],
+    blueprints: [evolve({ a: 'b' }), CRASHY],
+    grants: ['evolve', 'crashy'],
+    finish: async () => {
+      await apply(p.consumer.admin, instanceOf('Evolve', 'e', NS, { name: 'e' }));
+      await waitFor('e Ready', () => getObj(p.consumer.admin, AV, 'Evolve', 'e', NS), readyReason('Ready'));
+    },
   });
 
   it('§19.40 change-detected restart: one restart per edit (1 → 2), the child follows, an unchanged resync keeps 2', async () => {
-    assert.ok(controller);
-    assert.equal(controller.serveStarts.get('evolve'), 1);
+    assert.equal(p.controller.serveStarts.get('evolve'), 1);
     const before = await p.management.admin.get(BP('evolve'));
     const oldHash = (before.status as { observedSpecHash: string }).observedSpecHash;
     await apply(p.management.admin, evolve({ a: 'b', extra: 'yes' }));
@@ -107,7 +82,7 @@ describe('planes: schema evolution and withdrawal', () => {
       (o) => (o.data as { extra?: string }).extra === 'yes',
     );
     assert.deepEqual(updated.data, { a: 'b', extra: 'yes' });
-    assert.equal(controller.serveStarts.get('evolve'), 2);
+    assert.equal(p.controller.serveStarts.get('evolve'), 2);
     const newHash = (
       (
         await waitFor(
@@ -121,32 +96,31 @@ describe('planes: schema evolution and withdrawal', () => {
     // The consumer's instance CRD carries the hash it is served at.
     const crd = await crdOf('evolves.krop.opendefense.cloud');
     assert.equal(crd?.metadata.annotations?.['krop.opendefense.cloud/spec-hash'], newHash);
-    const loop = controller.loops.get(`evolve|${c.name}`);
+    const loop = p.controller.loops.get(`evolve|${p.consumer.name}`);
     // Unchanged resyncs (every 3 s here): nothing restarts.
     await sleep(7_000);
-    assert.equal(controller.serveStarts.get('evolve'), 2);
-    assert.equal(controller.loops.get(`evolve|${c.name}`), loop);
-    assert.equal(controller.registrar.publishCount.get('evolve'), 2);
+    assert.equal(p.controller.serveStarts.get('evolve'), 2);
+    assert.equal(p.controller.loops.get(`evolve|${p.consumer.name}`), loop);
+    assert.equal(p.controller.registrar.publishCount.get('evolve'), 2);
   });
 
   it('§19.41 idempotent start and self-heal: a second start is a no-op, a crashed loop is restarted, an old generation never removes a newer one', async () => {
-    assert.ok(controller);
-    const key = `crashy|${c.name}`;
-    const first = controller.loops.get(key);
+    const key = `crashy|${p.consumer.name}`;
+    const first = p.controller.loops.get(key);
     assert.ok(first);
-    const starts = controller.serveStarts.get('crashy');
+    const starts = p.controller.serveStarts.get('crashy');
     assert.equal(starts, 1);
     // Starting twice (two cluster reconciles back to back) starts once.
-    controller.clusterQueue.add(c.name);
-    await controller.idle();
-    controller.clusterQueue.add(c.name);
-    await controller.idle();
-    assert.equal(controller.loops.get(key), first);
-    assert.equal(controller.serveStarts.get('crashy'), 1);
+    p.controller.clusterQueue.add(p.consumer.name);
+    await p.controller.idle();
+    p.controller.clusterQueue.add(p.consumer.name);
+    await p.controller.idle();
+    assert.equal(p.controller.loops.get(key), first);
+    assert.equal(p.controller.serveStarts.get('crashy'), 1);
 
     // The consumer deletes the instance CRD under the running loop: the loop ends and clears its entry,
     // and the next resync serves again (the CRD comes back).
-    await c.admin.delete({
+    await p.consumer.admin.delete({
       apiVersion: CRD,
       kind: 'CustomResourceDefinition',
       name: 'crashies.krop.opendefense.cloud',
@@ -155,27 +129,26 @@ describe('planes: schema evolution and withdrawal', () => {
     const second = await eventually(
       'serving restarted',
       async () => {
-        const l = controller?.loops.get(key);
+        const l = p.controller.loops.get(key);
         return l && l !== first ? l : undefined;
       },
       30_000,
     );
-    assert.equal(controller.serveStarts.get('crashy'), 2);
+    assert.equal(p.controller.serveStarts.get('crashy'), 2);
     assert.ok(await crdOf('crashies.krop.opendefense.cloud'));
     // The restarted loop serves: a new instance converges.
-    await apply(c.admin, instanceOf('Crashy', 'x', NS, { name: 'x' }));
-    await waitFor('x Ready', () => getObj(c.admin, AV, 'Crashy', 'x', NS), readyReason('Ready'));
-    assert.ok(await getObj(c.admin, 'v1', 'ConfigMap', 'x-x', NS));
+    await apply(p.consumer.admin, instanceOf('Crashy', 'x', NS, { name: 'x' }));
+    await waitFor('x Ready', () => getObj(p.consumer.admin, AV, 'Crashy', 'x', NS), readyReason('Ready'));
+    assert.ok(await getObj(p.consumer.admin, 'v1', 'ConfigMap', 'x-x', NS));
 
     // The old generation exits late: the newer loop stays.
-    assert.equal(controller.loopExited(key, first), false);
-    assert.equal(controller.loops.get(key), second);
-    assert.equal(controller.serveStarts.get('crashy'), 2);
+    assert.equal(p.controller.loopExited(key, first), false);
+    assert.equal(p.controller.loops.get(key), second);
+    assert.equal(p.controller.serveStarts.get('crashy'), 2);
   });
 
   it('§19.42 withdrawal: deleting the blueprint stops serving, releases instances, leaves CRDs and data; the sweeper reclaims provider and host children', async () => {
-    assert.ok(controller);
-    const inst = await getObj(c.admin, AV, 'Evolve', 'e', NS);
+    const inst = await getObj(p.consumer.admin, AV, 'Evolve', 'e', NS);
     assert.ok(inst?.metadata.finalizers?.includes('krop.opendefense.cloud/gc'));
     assert.ok(inst);
     assert.ok(await prov());
@@ -184,10 +157,10 @@ describe('planes: schema evolution and withdrawal', () => {
     await waitGone('blueprint gone (its finalizer released)', () =>
       p.management.admin.getOrUndefined(BP('evolve')),
     );
-    assert.equal(controller.loops.has(`evolve|${c.name}`), false);
+    assert.equal(p.controller.loops.has(`evolve|${p.consumer.name}`), false);
     await waitFor(
       'the registration no longer lists evolve',
-      () => registration(p, c),
+      () => registration(p, p.consumer),
       (o) =>
         ((o.status as { blueprints?: { name: string }[] }).blueprints ?? []).every(
           (b) => b.name !== 'evolve',
@@ -195,7 +168,7 @@ describe('planes: schema evolution and withdrawal', () => {
     );
     // The consumer keeps its CRD, instance (without kgraph's finalizer) and consumer child.
     assert.ok(await crdOf('evolves.krop.opendefense.cloud'));
-    const released = await getObj(c.admin, AV, 'Evolve', 'e', NS);
+    const released = await getObj(p.consumer.admin, AV, 'Evolve', 'e', NS);
     assert.ok(released);
     assert.equal(released.metadata.deletionTimestamp, undefined);
     assert.deepEqual(released.metadata.finalizers ?? [], []);
@@ -203,10 +176,10 @@ describe('planes: schema evolution and withdrawal', () => {
     // Until the sweeper runs, the provider and host children are still there.
     assert.ok(await prov());
     assert.ok(await onHost());
-    const rec = livenessRecordName(id, inst.metadata.uid ?? '');
+    const rec = livenessRecordName(p.clusterId, inst.metadata.uid ?? '');
     assert.ok(await getObj(p.management.admin, 'v1', 'ConfigMap', rec, CONTROLLER_NS));
     const later = () => new Date(Date.now() + 2 * 3_600_000);
-    const report = await controller.sweeper.withClock(later, new Date(0)).sweep();
+    const report = await p.controller.sweeper.withClock(later, new Date(0)).sweep();
     assert.equal(report.decisions.get(rec), 'swept');
     assert.equal(await prov(), undefined);
     assert.equal(await onHost(), undefined);
@@ -214,6 +187,6 @@ describe('planes: schema evolution and withdrawal', () => {
     // The sweeper never touches the consumer plane.
     assert.ok(await child());
     // The other blueprint is untouched.
-    assert.ok(controller.loops.has(`crashy|${c.name}`));
+    assert.ok(p.controller.loops.has(`crashy|${p.consumer.name}`));
   });
 });

@@ -5,6 +5,7 @@
  * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
  */
 import { readFileSync } from 'node:fs';
+import { after, before } from 'node:test';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { generatedRoles } from '../../../src/controller/planes/claims.ts';
@@ -134,18 +135,18 @@ export const FAST: Partial<PlaneTimings> = {
   startupGraceMs: 3_600_000,
 };
 
-export async function startController(
-  p: Planes,
-  opts: {
-    host?: boolean;
-    timings?: Partial<PlaneTimings>;
-    now?: () => Date;
-    /** The controller's identities (default: admin clients of the management and host planes). */
-    client?: RestClient;
-    hostClient?: RestClient;
-    sweepAuthority?: SweepAuthority;
-  } = {},
-): Promise<PlanesController> {
+export interface ControllerOptions {
+  /** false: no host plane (`--host-kubeconfig` absent). */
+  host?: boolean;
+  timings?: Partial<PlaneTimings>;
+  now?: () => Date;
+  /** The controller's identities (default: admin clients of the management and host planes). */
+  client?: RestClient;
+  hostClient?: RestClient;
+  sweepAuthority?: SweepAuthority;
+}
+
+export async function startController(p: Planes, opts: ControllerOptions = {}): Promise<PlanesController> {
   const controller = new PlanesController({
     client: opts.client ?? new RestClient(p.management.cp.kc),
     ...(opts.host === false ? {} : { host: opts.hostClient ?? new RestClient(p.host.cp.kc) }),
@@ -175,6 +176,90 @@ export async function stopController(c: PlanesController | undefined): Promise<v
 export function closePlanes(p: Planes | undefined): void {
   if (!p) return;
   for (const x of [p.management, p.host, ...p.consumers]) x.admin.close();
+}
+
+/** What a planes test file sets up before its tests, in this order; every step is optional. */
+export interface PlanesFixtureOptions {
+  /** Consumer clusters (default 1). */
+  consumers?: number;
+  /** Namespaces created in the first consumer cluster. */
+  namespaces?: string[];
+  /** Runs once the planes are up, before the controller starts (CRDs, policies, identities). */
+  prepare?: () => Promise<unknown>;
+  /** How the controller starts; a function is called after `prepare`. */
+  controller?: ControllerOptions | (() => ControllerOptions);
+  /** Applied in the management cluster once the controller runs. */
+  blueprints?: KubeObject[];
+  /**
+   * Blueprints the first consumer grants (the serving and claims roles) once they are published; the
+   * fixture then waits until that consumer serves each of them and reads its cluster ID.
+   */
+  grants?: string[];
+  /** Runs last, before the tests (instances, waits). */
+  finish?: () => Promise<unknown>;
+}
+
+/** The planes of a test file, once its `before` hook has run. */
+export interface PlanesFixture extends Planes {
+  /** The first consumer cluster. */
+  readonly consumer: Consumer;
+  readonly controller: PlanesController;
+  /** The first consumer's cluster ID, read once its `grants` are served ('' without grants). */
+  readonly clusterId: string;
+}
+
+/**
+ * The controller and cluster setup every planes test file shares: `before` starts the planes (a
+ * management, a host and `consumers` consumer clusters) and the controller as `opts` says, `after`
+ * stops them. Call it in the file's `describe`; the returned object answers once `before` has run.
+ */
+export function planesFixture(opts: PlanesFixtureOptions = {}): PlanesFixture {
+  let planes: Planes | undefined;
+  let controller: PlanesController | undefined;
+  let clusterId = '';
+  const started = (): Planes => {
+    if (!planes) throw new Error('the planes are not started yet (planesFixture starts them in before)');
+    return planes;
+  };
+  const fixture: PlanesFixture = {
+    get management() {
+      return started().management;
+    },
+    get host() {
+      return started().host;
+    },
+    get consumers() {
+      return started().consumers;
+    },
+    get consumer() {
+      return started().consumers[0] as Consumer;
+    },
+    get controller() {
+      if (!controller) throw new Error('the planes controller is not started yet');
+      return controller;
+    },
+    get clusterId() {
+      return clusterId;
+    },
+  };
+  before(async () => {
+    planes = await startPlanes(opts.consumers ?? 1);
+    for (const n of opts.namespaces ?? []) await apply(fixture.consumer.admin, ns(n));
+    await opts.prepare?.();
+    const controllerOpts = typeof opts.controller === 'function' ? opts.controller() : opts.controller;
+    controller = await startController(planes, controllerOpts);
+    for (const b of opts.blueprints ?? []) await apply(planes.management.admin, b);
+    const grants = opts.grants ?? [];
+    for (const b of grants) await grantPublished(planes, fixture.consumer, b);
+    for (const b of grants) await waitEntry(planes, fixture.consumer, b);
+    if (grants.length > 0) clusterId = await clusterIdOf(planes, fixture.consumer);
+    await opts.finish?.();
+  });
+  after(async () => {
+    await stopController(controller);
+    closePlanes(planes);
+  });
+  return fixture;
 }
 
 export interface Cond {

@@ -7,28 +7,10 @@
  * repaired or propagated within seconds. The latencies are printed (`watch latency …`).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { PlanesController } from '../../../src/controller/planes/controller.ts';
+import { describe, it } from 'node:test';
 import { qualifiedName } from '../../../src/controller/planes/naming.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
-import {
-  AV,
-  apply,
-  blueprint,
-  type Consumer,
-  closePlanes,
-  cmT,
-  cond,
-  eventually,
-  getObj,
-  grantPublished,
-  ns,
-  type Planes,
-  startController,
-  startPlanes,
-  stopController,
-  waitServed,
-} from './support.ts';
+import { AV, apply, blueprint, cmT, cond, eventually, getObj, planesFixture } from './support.ts';
 
 const LONG = 600_000;
 /** What "within a couple of seconds" allows on a loaded CI machine. */
@@ -72,57 +54,48 @@ async function latency(what: string, act: () => Promise<unknown>, probe: () => P
 }
 
 describe('planes: child watches requeue instances without the heartbeat (§11.1)', () => {
-  let p: Planes;
-  let c: Consumer;
-  let controller: PlanesController | undefined;
   let agentName = '';
-  const cget = (name: string) => getObj(c.admin, 'v1', 'ConfigMap', name, 'ns-w');
+  const cget = (name: string) => getObj(p.consumer.admin, 'v1', 'ConfigMap', name, 'ns-w');
   const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
   const data = (o: KubeObject | undefined) => (o?.data ?? {}) as Record<string, string>;
 
-  before(async () => {
-    p = await startPlanes(1);
-    c = p.consumers[0] as Consumer;
-    await apply(c.admin, ns('ns-w'));
-    await apply(c.admin, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'shared', namespace: 'ns-w' },
-      data: { value: 'v1' },
-    });
-    controller = await startController(p, { timings: { heartbeatMs: LONG, resyncMs: LONG } });
-    await apply(p.management.admin, WATCHED);
-    await grantPublished(p, c, 'watched');
-    const cc = await waitServed(p, c);
-    const id = (cc.spec as { clusterID: string }).clusterID;
-    agentName = qualifiedName(id, 'ns-w', 'demo', 'demo-agent', 'ConfigMap');
-    await apply(c.admin, {
-      apiVersion: AV,
-      kind: 'Watched',
-      metadata: { name: 'demo', namespace: 'ns-w' },
-      spec: { name: 'demo' },
-    });
-    await eventually('the provider child and the pending consumer child', async () => {
-      const o = await getObj(c.admin, AV, 'Watched', 'demo', 'ns-w');
-      return (await getObj(p.management.admin, 'v1', 'ConfigMap', agentName, 'default')) &&
-        (await hget('demo-hosted')) &&
-        (await cget('demo-copy')) &&
-        cond(o, 'Ready')?.reason === 'Progressing'
-        ? true
-        : undefined;
-    });
-    // Let the watches' first lists and their replays settle.
-    await controller.idle();
-  });
-
-  after(async () => {
-    await stopController(controller);
-    closePlanes(p);
+  const p = planesFixture({
+    namespaces: ['ns-w'],
+    prepare: () =>
+      apply(p.consumer.admin, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'shared', namespace: 'ns-w' },
+        data: { value: 'v1' },
+      }),
+    controller: { timings: { heartbeatMs: LONG, resyncMs: LONG } },
+    blueprints: [WATCHED],
+    grants: ['watched'],
+    finish: async () => {
+      agentName = qualifiedName(p.clusterId, 'ns-w', 'demo', 'demo-agent', 'ConfigMap');
+      await apply(p.consumer.admin, {
+        apiVersion: AV,
+        kind: 'Watched',
+        metadata: { name: 'demo', namespace: 'ns-w' },
+        spec: { name: 'demo' },
+      });
+      await eventually('the provider child and the pending consumer child', async () => {
+        const o = await getObj(p.consumer.admin, AV, 'Watched', 'demo', 'ns-w');
+        return (await getObj(p.management.admin, 'v1', 'ConfigMap', agentName, 'default')) &&
+          (await hget('demo-hosted')) &&
+          (await cget('demo-copy')) &&
+          cond(o, 'Ready')?.reason === 'Progressing'
+          ? true
+          : undefined;
+      });
+      // Let the watches' first lists and their replays settle.
+      await p.controller.idle();
+    },
   });
 
   it('a provider child status reaches the consumer child from a watch event (§19.15–16)', async () => {
     assert.equal(await cget('demo-token'), undefined);
-    const before = controller?.childWatches.events ?? 0;
+    const before = p.controller.childWatches.events;
     await latency(
       'provider token → consumer child',
       () =>
@@ -138,11 +111,11 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
       async () => data(await cget('demo-token')).token === 'tok-7',
     );
     const i = await eventually('instance Ready', async () => {
-      const o = await getObj(c.admin, AV, 'Watched', 'demo', 'ns-w');
+      const o = await getObj(p.consumer.admin, AV, 'Watched', 'demo', 'ns-w');
       return cond(o, 'Ready')?.status === 'True' ? o : undefined;
     });
     assert.equal((i.status as { token?: string }).token, 'tok-7');
-    assert.ok((controller?.childWatches.events ?? 0) > before);
+    assert.ok(p.controller.childWatches.events > before);
   });
 
   it('repairs a drifted and a deleted host child without the heartbeat', async () => {
@@ -176,13 +149,19 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
   it('recreates a deleted consumer child and follows an externalRef edit', async () => {
     await latency(
       'consumer child delete repaired',
-      () => c.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', name: 'demo-copy', namespace: 'ns-w' }),
+      () =>
+        p.consumer.admin.delete({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: 'demo-copy',
+          namespace: 'ns-w',
+        }),
       async () => data(await cget('demo-copy')).value === 'v1',
     );
     await latency(
       'externalRef edit → consumer child',
       () =>
-        c.admin.apply(
+        p.consumer.admin.apply(
           {
             apiVersion: 'v1',
             kind: 'ConfigMap',
@@ -196,10 +175,9 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
   });
 
   it('metrics: requests per plane and instances per blueprint, counting (issue #14 item 6)', async () => {
-    assert.ok(controller);
     const series = async (): Promise<Map<string, number>> =>
       new Map(
-        ((await controller?.renderMetrics()) ?? '')
+        (await p.controller.renderMetrics())
           .split('\n')
           .filter((l) => l !== '' && !l.startsWith('#'))
           .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
@@ -207,10 +185,17 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     const req = (plane: string, verb: string, cluster?: string) =>
       `kgraph_planes_api_requests_total{plane="${plane}"${cluster ? `,cluster="${cluster}"` : ''},verb="${verb}"}`;
     const m1 = await series();
-    for (const k of [req('consumer', 'apply', c.name), req('provider', 'apply'), req('host', 'apply')])
+    for (const k of [
+      req('consumer', 'apply', p.consumer.name),
+      req('provider', 'apply'),
+      req('host', 'apply'),
+    ])
       assert.ok((m1.get(k) ?? 0) > 0, `${k} counts`);
-    assert.equal(m1.get(`kgraph_planes_instances{blueprint="watched",cluster="${c.name}"}`), 1);
-    assert.equal(m1.get(`kgraph_planes_instances_ready{blueprint="watched",cluster="${c.name}"}`), 1);
+    assert.equal(m1.get(`kgraph_planes_instances{blueprint="watched",cluster="${p.consumer.name}"}`), 1);
+    assert.equal(
+      m1.get(`kgraph_planes_instances_ready{blueprint="watched",cluster="${p.consumer.name}"}`),
+      1,
+    );
     assert.ok((m1.get('kgraph_planes_child_watches') ?? 0) >= 4); // consumer, provider, host children; the ref
     assert.ok((m1.get('kgraph_planes_child_watch_events_total') ?? 0) > 0);
     assert.ok((m1.get('kgraph_planes_instance_reconciles_total{outcome="ready"}') ?? 0) > 0);
@@ -223,16 +208,19 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
       namespace: 'default',
     });
     await eventually('host child back', async () => ((await hget('demo-hosted')) ? true : undefined));
-    await controller.idle();
+    await p.controller.idle();
     const m2 = await series();
     assert.ok((m2.get(req('host', 'apply')) ?? 0) > (m1.get(req('host', 'apply')) ?? 0));
-    assert.equal(m2.get(req('consumer', 'create', c.name)), m1.get(req('consumer', 'create', c.name)));
+    assert.equal(
+      m2.get(req('consumer', 'create', p.consumer.name)),
+      m1.get(req('consumer', 'create', p.consumer.name)),
+    );
   });
 
   it('an unrelated ConfigMap in a watched namespace requeues nothing', async () => {
-    await controller?.idle();
-    const before = controller?.childWatches.events ?? 0;
-    await apply(c.admin, {
+    await p.controller.idle();
+    const before = p.controller.childWatches.events;
+    await apply(p.consumer.admin, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'unrelated', namespace: 'ns-w' },
@@ -245,6 +233,6 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
       data: { a: 'b' },
     });
     await new Promise((r) => setTimeout(r, 1_500));
-    assert.equal(controller?.childWatches.events ?? 0, before);
+    assert.equal(p.controller.childWatches.events, before);
   });
 });

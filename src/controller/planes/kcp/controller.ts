@@ -11,7 +11,7 @@
  * URL: kcp publishes it once a first consumer binds), and instance keys `blueprint|cluster|namespace|name`.
  */
 import pino, { type Logger } from 'pino';
-import { Informer, type KubeObject, type RestClient, WorkQueue, watchCRDs } from '../../../kube/index.ts';
+import { Informer, type KubeObject, type RestClient, watchCRDs } from '../../../kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2, exportEndpointURLs } from '../../../kube/kcp.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { waitForCrd } from '../../crd.ts';
@@ -26,6 +26,7 @@ import {
   type PlaneTimings,
   REGISTRAR_MANAGER,
 } from '../names.ts';
+import { PlaneQueues } from '../planeQueues.ts';
 import { BlueprintRegistrar } from '../registrar.ts';
 import type { Connection, PublishedBlueprint } from '../served.ts';
 import { type SweepAuthority, Sweeper } from '../sweeper.ts';
@@ -79,9 +80,10 @@ export class KcpPlanesController {
   readonly access: BindingClaimAccess;
   readonly instances: InstanceReconciler;
   readonly sweeper: Sweeper;
-  readonly blueprintQueue = new WorkQueue<string>();
-  readonly serveQueue = new WorkQueue<string>();
-  readonly instanceQueue = new WorkQueue<string>();
+  readonly queues = new PlaneQueues();
+  readonly blueprintQueue = this.queues.blueprints;
+  readonly serveQueue = this.queues.second;
+  readonly instanceQueue = this.queues.instances;
   /** Blueprint name → its virtual-workspace loop. */
   readonly loops = new Map<string, KcpServingLoop>();
   /** Serving loop starts per blueprint (the change-detected restart). */
@@ -92,7 +94,6 @@ export class KcpPlanesController {
   private crdInformer: Informer | undefined;
   private bindingInformer: Informer | undefined;
   private sliceInformer: Informer | undefined;
-  private running: Promise<void>[] = [];
   private started = false;
 
   constructor(opts: KcpPlanesControllerOptions) {
@@ -220,30 +221,15 @@ export class KcpPlanesController {
       this.bindingInformer.waitForSync(),
       this.sliceInformer.waitForSync(),
     ]);
-    const warn = (what: string) => (key: string, e: unknown, delay: number) =>
-      this.log.warn({ [what]: key, err: errorMessage(e), retryInMs: delay }, `${what} reconcile failed`);
-    this.running.push(
-      this.blueprintQueue.run(
-        async (name) => {
-          const out = await this.registrar.reconcile(name);
-          this.log.debug({ blueprint: name, ...out }, 'blueprint reconciled');
-          if (out.reason === 'Gone' || out.reason === 'Withdrawn') return undefined;
-          if (out.reason === 'FinalizerAdded') return { requeueAfterMs: 0 };
-          return {
-            requeueAfterMs:
-              out.reason === 'Published' ? this.timings.resyncMs : Math.min(this.timings.resyncMs, 10_000),
-          };
-        },
-        1,
-        warn('blueprint'),
-      ),
-      this.serveQueue.run((name) => this.reconcileServing(name), 1, warn('serving')),
-      this.instanceQueue.run(
-        (key) => this.reconcileInstance(key),
-        this.opts.concurrency ?? 2,
-        warn('instance'),
-      ),
-    );
+    this.queues.run({
+      registrar: this.registrar,
+      timings: this.timings,
+      log: this.log,
+      secondName: 'serving',
+      reconcileSecond: (name) => this.reconcileServing(name),
+      reconcileInstance: (key) => this.reconcileInstance(key),
+      concurrency: this.opts.concurrency,
+    });
     this.sweeper.start();
     this.log.info(
       { host: this.host !== undefined, namespace: this.namespace },
@@ -257,12 +243,7 @@ export class KcpPlanesController {
 
   async stop(): Promise<void> {
     this.sweeper.stop();
-    await Promise.all([
-      this.blueprintQueue.shutdown(),
-      this.serveQueue.shutdown(),
-      this.instanceQueue.shutdown(),
-    ]);
-    await Promise.all(this.running);
+    await this.queues.shutdown();
     await Promise.all([...this.loops.values()].map((l) => l.stop()));
     this.loops.clear();
     for (const i of [this.blueprintInformer, this.crdInformer, this.bindingInformer, this.sliceInformer])
@@ -271,16 +252,7 @@ export class KcpPlanesController {
 
   /** Resolves when no queue holds or processes a key (delayed requeues excluded). */
   async idle(timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const busy = [this.blueprintQueue, this.serveQueue, this.instanceQueue].some((q) => {
-        const s = q.stats();
-        return s.depth > 0 || s.processing > 0;
-      });
-      if (!busy) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('kcp planes controller did not become idle');
+    if (!(await this.queues.idle(timeoutMs))) throw new Error('kcp planes controller did not become idle');
   }
 
   // ------------------------------------------------------------------ serving
