@@ -80,6 +80,7 @@ function measure() {
     // The controller's own requests since its start (its client's counters).
     requests: client.counters.total(),
     writes: client.counters.writes(),
+    byVerb: client.counters.snapshot(),
     caches: caches(),
   };
 }

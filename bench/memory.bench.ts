@@ -60,6 +60,7 @@ interface Measure {
   /** Requests and writes the controller sent since its start. */
   requests: number;
   writes: number;
+  byVerb: Record<string, number>;
   caches: {
     objects: number;
     objectBytes: number;
@@ -106,6 +107,13 @@ class Child {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** `get 1, watch 12`: the requests by verb sent between two measurements. */
+const verbsBetween = (a: Measure | undefined, b: Measure | undefined): string =>
+  Object.entries(b?.byVerb ?? {})
+    .map(([v, n]) => [v, n - (a?.byVerb?.[v] ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([v, n]) => `${v} ${n}`)
+    .join(', ') || 'none';
 const MiB = (b: number): string => (b / 2 ** 20).toFixed(1);
 
 /** `--samples` measurements a second apart, once the controller is idle. */
@@ -234,7 +242,7 @@ try {
           idles.push({ graphs: level, start, end, load: loadAverage() });
           cpuBefore = end.at(-1)?.cpuMs ?? 0;
           process.stderr.write(
-            `round ${r + 1}, idle ${IDLE_S} s at ${level} Graphs: CPU ${((end[0]?.cpuMs ?? 0) - (start.at(-1)?.cpuMs ?? 0)).toFixed(0)} ms, requests ${(end[0]?.requests ?? 0) - (start.at(-1)?.requests ?? 0)}\n`,
+            `round ${r + 1}, idle ${IDLE_S} s at ${level} Graphs: CPU ${((end[0]?.cpuMs ?? 0) - (start.at(-1)?.cpuMs ?? 0)).toFixed(0)} ms, requests ${(end[0]?.requests ?? 0) - (start.at(-1)?.requests ?? 0)} (${verbsBetween(start.at(-1), end[0])})\n`,
           );
         }
       }
@@ -331,9 +339,9 @@ if (idles.length > 0) {
     '',
     `Idle: ${IDLE_AT} Graphs, all Ready, nothing changed for ${IDLE_S} s (controller CPU and requests between the last sample before and the first after; median over rounds; 1-min load at the end ${idles.map((i) => i.load).join('/')}):`,
     '',
-    '| Graphs | window | RSS at start | RSS at end | controller CPU | share of one core | requests (writes) |',
-    '|---|---|---|---|---|---|---|',
-    `| ${IDLE_AT} | ${IDLE_S} s | ${rss(idles.map((i) => i.start))} MiB | ${rss(idles.map((i) => i.end))} MiB | ${(cpu / 1000).toFixed(2)} s | ${((100 * cpu) / (IDLE_S * 1000)).toFixed(2)}% | ${reqs} (${writes}) |`,
+    '| Graphs | window | RSS at start | RSS at end | controller CPU | share of one core | requests (writes) | by verb (first round) |',
+    '|---|---|---|---|---|---|---|---|',
+    `| ${IDLE_AT} | ${IDLE_S} s | ${rss(idles.map((i) => i.start))} MiB | ${rss(idles.map((i) => i.end))} MiB | ${(cpu / 1000).toFixed(2)} s | ${((100 * cpu) / (IDLE_S * 1000)).toFixed(2)}% | ${reqs} (${writes}) | ${verbsBetween(idles[0]?.start.at(-1), idles[0]?.end[0])} |`,
   );
 }
 if (forEachSteps.length > 0) {
