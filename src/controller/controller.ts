@@ -4,6 +4,7 @@
  * watch events to the Graphs that read the changed object (recorded during their last evaluation).
  */
 import pino, { type Logger } from 'pino';
+import { kubectlNameIn } from '../diag/objectName.ts';
 import {
   crdApiVersions,
   dropManagedFields,
@@ -331,6 +332,12 @@ interface InFlight {
   graphUpdates: KubeObject[];
 }
 
+/** The object of a watch event as the trace log names it: kubectl-style (`configmap/cm -n ns`). */
 function describeEvent(e: WatchEventInfo): string {
-  return `${e.kind} ${e.obj.metadata.namespace ?? ''}/${e.obj.metadata.name ?? ''}`;
+  return kubectlNameIn({
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    namespace: e.obj.metadata.namespace,
+    name: e.obj.metadata.name ?? '',
+  });
 }

@@ -4,6 +4,7 @@
  */
 import { createColors } from 'colorette';
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { kubectlName } from '../diag/objectName.ts';
 import type { SourceFile } from './yamlTree.ts';
 
 /** One validated object (a document of a file), as reported by `kgraph validate`. */
@@ -124,7 +125,11 @@ export function formatTextReport(
     if (d.severity === 'warning') warnings++;
   }
   for (const o of objects) {
-    const label = `${o.kind || 'object'}/${o.name || '?'}`;
+    // kubectl's name for the object (`graph.kro.run/shop`); a document without a kind or apiVersion
+    // (rejected for it) is named as well as it can be.
+    const label = o.kind
+      ? kubectlName({ apiVersion: o.apiVersion ?? '', kind: o.kind, name: o.name || '?' })
+      : `object/${o.name || '?'}`;
     out += `${o.accepted ? c.green('✓ accepted') : c.red('✗ rejected')} ${label} (${o.file})\n`;
   }
   out += `\n${objects.filter((o) => o.accepted).length}/${objects.length} accepted, ${errors} error(s), ${warnings} warning(s)\n`;

@@ -13,6 +13,8 @@ import {
   type Node,
   parseAllDocuments,
   Scalar,
+  visit,
+  type YAMLError,
 } from 'yaml';
 import type { Diagnostic, SourceLocation } from '../diag/diagnostic.ts';
 import { GraphCode } from './codes.ts';
@@ -156,13 +158,19 @@ function parseText(
     return { documents, diagnostics };
   }
   list.forEach((doc, index) => {
-    for (const err of doc.errors) {
-      const offset = err.pos[0];
+    for (const err of causes(doc.errors)) {
+      const opened = unclosedQuoteStart(doc, err);
       diagnostics.push({
         severity: 'error',
         code: GraphCode.YamlSyntax,
-        message: `YAML: ${firstLine(err.message)}`,
-        location: source.location(offset, Math.max(1, err.pos[1] - err.pos[0])),
+        message:
+          opened === undefined
+            ? `YAML: ${firstLine(err.message)}`
+            : `YAML: ${firstLine(err.message)}: the string opened here is never closed`,
+        location:
+          opened === undefined
+            ? source.location(err.pos[0], Math.max(1, err.pos[1] - err.pos[0]))
+            : source.location(opened, 1),
       });
     }
     for (const warn of doc.warnings) {
@@ -198,6 +206,43 @@ function parseText(
     documents.push({ file: name, index, root, source });
   });
   return { documents, diagnostics };
+}
+
+/**
+ * The errors of a document worth reporting. A tab used as indentation or an unclosed quote makes the
+ * parser misread everything after it, and the errors it then reports (an implicit key on several lines,
+ * a block sequence as a key, a key without a value) are consequences: when a document has such a cause,
+ * only the causes are reported, so the user reads one error at the place to fix (#17 item 10).
+ */
+function causes(errors: readonly YAMLError[]): readonly YAMLError[] {
+  const root = errors.filter((e) => e.code === 'TAB_AS_INDENT' || isUnclosedQuote(e));
+  return root.length > 0 ? root : errors;
+}
+
+function isUnclosedQuote(e: YAMLError): boolean {
+  return e.code === 'MISSING_CHAR' && /^Missing closing ["']quote/.test(e.message);
+}
+
+/**
+ * Where an unclosed quoted string starts: the parser reports it at the end of the text the string
+ * swallowed (often the end of the file); the cause is the opening quote.
+ */
+function unclosedQuoteStart(
+  doc: ReturnType<typeof parseAllDocuments>[number],
+  e: YAMLError,
+): number | undefined {
+  if (!isUnclosedQuote(e)) return undefined;
+  let start: number | undefined;
+  visit(doc, {
+    Scalar(_, n) {
+      if ((n.type === 'QUOTE_DOUBLE' || n.type === 'QUOTE_SINGLE') && n.range?.[1] === e.pos[0]) {
+        start = n.range[0];
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return start;
 }
 
 function firstLine(s: string): string {

@@ -9,6 +9,7 @@
  */
 
 import { KgraphError } from '../diag/diagnostic.ts';
+import { kubectlNameIn } from '../diag/objectName.ts';
 import type { CompiledFrame, CompiledGraph, CompiledNode, ExprSlot } from '../graph/model.ts';
 import { frameNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
@@ -647,8 +648,9 @@ function identify(
   return { apiVersion, kind, namespace: namespace as string, name };
 }
 
+/** An object in a node's reason, kubectl-style (`configmap/settings -n ns`), as every command names one. */
 function describeIdentity(id: ObjectIdentity): string {
-  return `${id.kind} ${id.namespace !== undefined ? `${id.namespace}/` : ''}${id.name}`;
+  return kubectlNameIn(id);
 }
 
 /** The endpoint a patch writes (§13.1): a top-level `status` key means the status subresource. */

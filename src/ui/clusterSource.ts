@@ -10,6 +10,7 @@
  */
 import { type CompileOutcome, GraphCompiler } from '../controller/engine.ts';
 import { newInterest, WatchSet } from '../controller/watches.ts';
+import { kubectlName, kubectlNameIn } from '../diag/objectName.ts';
 import {
   crdApiVersions,
   Informer,
@@ -371,7 +372,13 @@ class ClusterSource implements UiSource {
       const outcome = await this.compile(g);
       const namespace = g.metadata.namespace ?? 'default';
       const result = await this.evaluateOn(outcome, namespace);
-      return this.finish(key, 'Graph', `Graph ${namespace}/${g.metadata.name}`, g, outcome, result);
+      const title = kubectlNameIn({
+        apiVersion: g.apiVersion || 'kro.run/v1alpha1',
+        kind: g.kind || 'Graph',
+        namespace,
+        name: k.name,
+      });
+      return this.finish(key, 'Graph', title, g, outcome, result);
     }
     if (k.type === 'RGD') {
       const rgd = this.rgdInformer?.get(undefined, k.name);
@@ -383,7 +390,12 @@ class ClusterSource implements UiSource {
       const note = kind
         ? `${count} instance(s) of ${kind.kind} (${kind.apiVersion})${inf ? '' : ' — the kind is not served (yet), or you may not list it'}; choose an instance for node states`
         : 'spec.schema has no kind';
-      return this.finish(key, 'RGD', `ResourceGraphDefinition ${k.name}`, rgd, outcome, undefined, note);
+      const title = kubectlName({
+        apiVersion: rgd.apiVersion || 'kro.run/v1alpha1',
+        kind: rgd.kind || 'ResourceGraphDefinition',
+        name: k.name,
+      });
+      return this.finish(key, 'RGD', title, rgd, outcome, undefined, note);
     }
     const inf = this.instanceInformers.get(`${k.apiVersion}/${k.kind}`);
     const instance = inf?.get(k.namespace, k.name);
@@ -395,7 +407,7 @@ class ClusterSource implements UiSource {
     if (!rgd) return undefined;
     const outcome = await this.compile(rgd);
     const result = await this.evaluateOn(outcome, k.namespace ?? 'default', instance);
-    const title = `${k.kind} ${k.namespace ? `${k.namespace}/` : ''}${k.name} (RGD ${rgd.metadata.name})`;
+    const title = `${kubectlNameIn({ apiVersion: k.apiVersion ?? '', kind: k.kind ?? '', namespace: k.namespace, name: k.name })} (RGD ${rgd.metadata.name})`;
     return this.finish(key, 'Instance', title, instance, outcome, result);
   }
 

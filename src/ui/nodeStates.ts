@@ -2,8 +2,10 @@
  * A node's state on the page. The engine knows five states from the observed state alone; two more
  * come only from the controller, which reports them in the Graph's ResourcesConverged condition: a
  * field-manager conflict with another Graph, and an apply the API server refused. Those name the
- * object (`Kind namespace/name`), which is how they are mapped back to the node that renders it.
+ * object kubectl-style (`configmap/cm -n ns`, src/diag/objectName.ts), which is how they are mapped back
+ * to the node that renders it.
  */
+import { kubectlNameIn } from '../diag/objectName.ts';
 import type { ObjectIdentity } from '../runtime/observed.ts';
 import type { NodeState } from '../runtime/types.ts';
 import type { UiCondition, UiNodeState } from './model.ts';
@@ -12,9 +14,9 @@ export function engineState(s: NodeState): UiNodeState {
   return s === 'error' ? 'failed' : s;
 }
 
-/** How the controller names an object in its messages (reconciler.ts `describe`). */
+/** How the controller names an object in its messages (controller/core/errors.ts `describeIdentity`). */
 export function describeIdentity(id: ObjectIdentity): string {
-  return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+  return kubectlNameIn(id);
 }
 
 export interface ControllerVerdict {

@@ -6,6 +6,7 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { kubectlName } from '../diag/objectName.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import type { SourceFile } from '../graph/yamlTree.ts';
 import { identityKey, identityOf, type KubeObject } from '../runtime/observed.ts';
@@ -17,7 +18,7 @@ import { buildView } from './view.ts';
 
 /** What one offline render produced (the CLI's RenderDetails). */
 export interface OfflineRender {
-  object: { kind: string; name: string; file: string };
+  object: { apiVersion: string; kind: string; name: string; file: string };
   graph?: CompiledGraph;
   diagnostics: Diagnostic[];
   source?: SourceFile;
@@ -117,7 +118,7 @@ export function offlineSource(opts: OfflineOptions): UiSource {
       return buildView({
         key,
         type: s.type,
-        title: `${r.object.kind} ${r.object.name} (${r.object.file}, offline)`,
+        title: `${kubectlName(r.object)} (${r.object.file}, offline)`,
         svg: r.graph ? await layoutSvg(r.graph) : '',
         ...(r.graph ? { graph: r.graph } : {}),
         diagnostics: r.diagnostics,

@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 import { installGraphCrd } from '../../controller/crd.ts';
 import { installPlaneCrds } from '../../controller/planes/crds.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
+import { kubectlName } from '../../diag/objectName.ts';
 import { connect } from '../../kube/connect.ts';
+
+/** `customresourcedefinition.apiextensions.k8s.io/graphs.kro.run established`, as kubectl names it. */
+const established = (crd: { apiVersion?: string; metadata: { name?: string } }): string =>
+  `${kubectlName({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '' })} established\n`;
 
 export function registerInstallCommand(program: Command): void {
   program
@@ -20,11 +25,11 @@ export function registerInstallCommand(program: Command): void {
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       try {
         for (const crd of [await installGraphCrd(client), await installRgdCrd(client)]) {
-          process.stdout.write(`customresourcedefinition/${crd.metadata.name} established\n`);
+          process.stdout.write(established(crd));
         }
         if (opts.planes) {
           for (const crd of await installPlaneCrds(client)) {
-            process.stdout.write(`customresourcedefinition/${crd.metadata.name} established\n`);
+            process.stdout.write(established(crd));
           }
         }
       } finally {

@@ -193,7 +193,7 @@ export interface RenderRun {
 }
 
 export interface RenderDetails {
-  object: { kind: string; name: string; file: string };
+  object: { apiVersion: string; kind: string; name: string; file: string };
   /** Present even when the object is not accepted, for drawing. */
   graph?: CompiledGraph;
   diagnostics: Diagnostic[];
@@ -243,7 +243,7 @@ export function runRender(arg: string | undefined, opts: RenderOptions): RenderR
   for (const d of o.diagnostics) err(formatDiagnostic(d, validated.sources.get(o.file)));
   const source = validated.sources.get(o.file);
   const details: RenderDetails = {
-    object: { kind: o.kind, name: o.name, file: o.file },
+    object: { apiVersion: o.apiVersion, kind: o.kind, name: o.name, file: o.file },
     diagnostics: [...validated.fileDiagnostics, ...o.diagnostics],
     state: [],
     ...(r.graph ? { graph: r.graph } : {}),

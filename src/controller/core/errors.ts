@@ -4,6 +4,7 @@
  * RGD-instance reconcilers.
  */
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import { type ApiError, isApiError } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import { forbiddenMessageHint } from '../rbacHint.ts';
@@ -25,8 +26,13 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * An object in a condition message, kubectl-style (`configmap/cm -n ns`, as every command names one).
+ * These messages are kgraph's own (kro's apply failures read `apply failed: …`); the UI finds the
+ * parts about an object by this text (ui/nodeStates.ts).
+ */
 export function describeIdentity(id: ObjectIdentity): string {
-  return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+  return kubectlNameIn(id);
 }
 
 export function conflictMessage(id: ObjectIdentity, e: ApiError): string {

@@ -26,6 +26,7 @@ import type { Applier } from '../core/apply.ts';
 import { WaitBackoff } from '../core/backoff.ts';
 import { type BeforeApply, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
+import { describeIdentity } from '../core/errors.ts';
 import { pruneRetired } from '../core/prune.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../names.ts';
 import { appliedFieldsAgree } from '../ownership.ts';
@@ -523,7 +524,8 @@ function otherApplySet(
   const labels = (observed.metadata as { labels?: Record<string, string> } | undefined)?.labels;
   const theirs = labels?.[LABEL_APPLYSET_PART_OF];
   if (theirs === undefined || theirs === ours) return undefined;
-  return `resource belongs to a different ApplySet: ${d.id.kind} ${d.id.namespace ? `${d.id.namespace}/` : ''}${d.id.name} is part of ${theirs}`;
+  // kro's words up to the colon (its ErrApplySetConflict, which users may match on); the object kubectl-style.
+  return `resource belongs to a different ApplySet: ${describeIdentity(d.id)} is part of ${theirs}`;
 }
 
 /**

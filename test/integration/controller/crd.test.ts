@@ -68,8 +68,8 @@ describe('Graph CRD', () => {
     ]);
     assert.equal(
       stdout,
-      'customresourcedefinition/graphs.kro.run established\n' +
-        'customresourcedefinition/resourcegraphdefinitions.kro.run established\n',
+      'customresourcedefinition.apiextensions.k8s.io/graphs.kro.run established\n' +
+        'customresourcedefinition.apiextensions.k8s.io/resourcegraphdefinitions.kro.run established\n',
     );
   });
 

@@ -177,7 +177,7 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
     // A node's details: rendered objects, the live ones, and no difference between them.
     await page.click('#dag g.node[data-node="tierConfigs"]');
     await page.waitForSelector(
-      '#details section.object[data-identity="ConfigMap kgraph-examples/showcase-web"][data-live="found"]',
+      '#details section.object[data-identity="configmap/showcase-web -n kgraph-examples"][data-live="found"]',
     );
     assert.match((await page.textContent('#details')) ?? '', /0 differing/);
     await browser.screenshot('02-showcase');
@@ -203,7 +203,7 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
     await browser.screenshot('03-child-deleted');
     assert.equal(
       await page.getAttribute(
-        '#details section.object[data-identity="Service kgraph-examples/showcase-web"]',
+        '#details section.object[data-identity="service/showcase-web -n kgraph-examples"]',
         'data-live',
       ),
       'missing',
@@ -218,7 +218,7 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
       `not ready on the page ${notReady} ms after the delete; ready again ${readyAgain} ms after the controller restarted`,
     );
     const live = await page.getAttribute(
-      '#details section.object[data-identity="Service kgraph-examples/showcase-web"]',
+      '#details section.object[data-identity="service/showcase-web -n kgraph-examples"]',
       'data-live',
     );
     assert.equal(live, 'found');
@@ -283,7 +283,10 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
         JSON.stringify(states),
       );
       await page.click('#dag g.node[data-node="settings"]');
-      assert.match((await page.textContent('#details')) ?? '', /showcase-settings does not exist yet/);
+      assert.match(
+        (await page.textContent('#details')) ?? '',
+        /configmap\/showcase-settings -n kgraph-examples does not exist yet/,
+      );
       await browser.screenshot('06-offline');
     } finally {
       await offServer.close();
@@ -358,7 +361,7 @@ describe('kgraph ui in a browser', { timeout: 600_000 }, () => {
       await page.waitForSelector('#dag g.node[data-node="svc"]', { timeout: WAIT_MS });
       await page.click('#dag g.node[data-node="svc"]');
       await page.waitForSelector(
-        `#details section.object[data-identity="Service ${ns}/svc"][data-live="unreadable"]`,
+        `#details section.object[data-identity="service/svc -n ${ns}"][data-live="unreadable"]`,
         {
           timeout: WAIT_MS,
         },

@@ -21,7 +21,7 @@ describe('standard input', () => {
   it('validate -f - and validate -', () => {
     const ok = kgraph(webapp, 'validate', '-f', '-');
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
-    assert.match(ok.stdout, /accepted ResourceGraphDefinition\/webapplication \(<stdin>\)/);
+    assert.match(ok.stdout, /accepted resourcegraphdefinition\.kro\.run\/webapplication \(<stdin>\)/);
     const bad = kgraph(typos, 'validate', '-');
     assert.equal(bad.status, 1);
     assert.match(bad.stdout, /^<stdin>:11:17 - error KG4002: unknown type: integr/m);

@@ -40,8 +40,8 @@ describe('kgraph validate', () => {
       join(crds, 'ec2.services.k8s.aws-VPC.yaml'),
     );
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /✓ accepted Graph\/seed-patch/);
-    assert.match(r.stdout, /✓ accepted ResourceGraphDefinition\/hosteddatabase/);
+    assert.match(r.stdout, /✓ accepted graph\.kro\.run\/seed-patch \(/);
+    assert.match(r.stdout, /✓ accepted resourcegraphdefinition\.krop\.opendefense\.cloud\/hosteddatabase \(/);
     assert.match(r.stdout, /2\/2 accepted, 0 error\(s\), 2 warning\(s\)/);
   });
 

@@ -169,7 +169,7 @@ describe('forEach collections', () => {
       items.map((i) => i.observed),
       [true, false, true, true],
     );
-    assert.match(node(r, 'apps').reason!, /item 1: ConfigMap default\/us-east-api is not observed yet/);
+    assert.match(node(r, 'apps').reason!, /item 1: configmap\/us-east-api -n default is not observed yet/);
   });
 
   it('an empty collection is ready and publishes an empty list', () => {
@@ -278,7 +278,7 @@ describe('data pending and errors', () => {
   it('a missing ref target is pending; dependents wait; independent nodes proceed; then it proceeds', () => {
     const r = evaluate(g, { observed: none });
     assert.equal(node(r, 'config').state, 'pending');
-    assert.match(node(r, 'config').reason!, /ref target ConfigMap default\/app-config does not exist yet/);
+    assert.match(node(r, 'config').reason!, /ref target configmap\/app-config -n default does not exist yet/);
     assert.equal(node(r, 'app').state, 'pending');
     assert.equal(node(r, 'app').pending?.reference, 'config');
     assert.equal(node(r, 'other').state, 'waiting');
@@ -549,7 +549,7 @@ describe('patch nodes', () => {
       ],
     );
     assert.equal(mark.state, 'waiting');
-    assert.match(mark.reason!, /patch target ConfigMap a2\/settings does not exist yet/);
+    assert.match(mark.reason!, /patch target configmap\/settings -n a2 does not exist yet/);
     const all = evaluate(g, {
       observed: observedFromObjects([
         ns('a1', 'a'),
@@ -722,7 +722,7 @@ describe('nested graphs, defs and dynamic types', () => {
     ]);
     const r = evaluate(g, { observed: none });
     assert.equal(node(r, 'b').state, 'error');
-    assert.match(node(r, 'b').reason!, /nodes "a" and "b" both render ConfigMap default\/same/);
+    assert.match(node(r, 'b').reason!, /nodes "a" and "b" both render configmap\/same -n default/);
   });
 
   it('is pure: the same inputs give the same result', () => {

@@ -75,7 +75,10 @@ describe('kgraph render', () => {
     const out = parseYaml(r.stdout) as Output;
     const policies = byId(out, 'policies');
     assert.equal(policies.state, 'waiting');
-    assert.match(policies.reason!, /NetworkPolicy team-a\/default-deny is not observed yet/);
+    assert.match(
+      policies.reason!,
+      /networkpolicy\.networking\.k8s\.io\/default-deny -n team-a is not observed yet/,
+    );
     assert.equal(policies.objects.length, 2);
     assert.equal(out.passes, undefined);
   });
@@ -98,7 +101,10 @@ describe('kgraph render', () => {
         ['connection', 'pending'],
       ],
     );
-    assert.match(byId(out, 'vpc').reason!, /VPC default\/orders-vpc does not exist yet/);
+    assert.match(
+      byId(out, 'vpc').reason!,
+      /vpc\.ec2\.services\.k8s\.aws\/orders-vpc -n default does not exist yet/,
+    );
     assert.deepEqual(byId(out, 'registration').objects[0]!.data, {
       consumerCluster: 'root-acme',
       engine: 'postgres',

@@ -76,14 +76,14 @@ describe('controllerVerdict', () => {
           status: 'False',
           reason: 'FieldManagerConflict',
           message:
-            'ConfigMap ns/other: field conflict on .data.x (owned by g2); ConfigMap ns/cm: field conflict on .data.y (owned by kro-graphengine.tmpl.abc)',
+            'configmap/other -n ns: field conflict on .data.x (owned by g2); configmap/cm -n ns: field conflict on .data.y (owned by kro-graphengine.tmpl.abc)',
         },
       ],
       id,
     );
     assert.deepEqual(v, {
       state: 'conflict',
-      message: 'ConfigMap ns/cm: field conflict on .data.y (owned by kro-graphengine.tmpl.abc)',
+      message: 'configmap/cm -n ns: field conflict on .data.y (owned by kro-graphengine.tmpl.abc)',
     });
   });
   it('finds a failed apply, and says nothing once the condition is True', () => {
@@ -91,11 +91,13 @@ describe('controllerVerdict', () => {
       type: 'ResourcesConverged',
       status: 'False',
       reason: 'ApplyFailed',
-      message: 'apply ConfigMap ns/cm: 422 Invalid: bad',
+      message: 'apply configmap/cm -n ns: 422 Invalid: bad',
     };
     assert.equal(controllerVerdict([failed], id)?.state, 'failed');
     assert.equal(controllerVerdict([{ ...failed, status: 'True' }], id), undefined);
     assert.equal(controllerVerdict([failed], { ...id, name: 'cm2' }), undefined);
+    assert.equal(controllerVerdict([failed], { ...id, name: 'c' }), undefined);
+    assert.equal(controllerVerdict([failed], { ...id, namespace: 'n' }), undefined);
   });
 });
 
@@ -121,6 +123,7 @@ describe('offline view', () => {
     assert.equal(entry?.key, 'graph:kgraph-examples/showcase');
     const view = await source.view(entry!.key);
     assert.ok(view);
+    assert.match(view.title, /^graph\.kro\.run\/showcase \(.*showcase\.yaml, offline\)$/);
     assert.match(view.svg, /^<svg/);
     assert.match(view.svg, /<title>backend\.deployment<\/title>/);
     const states = Object.fromEntries(view.nodes.map((n) => [n.path, n.state]));
@@ -140,7 +143,7 @@ describe('offline view', () => {
     assert.equal(tiers.count, 2);
     assert.deepEqual(
       tiers.objects.map((o) => o.identity),
-      ['ConfigMap kgraph-examples/showcase-web', 'ConfigMap kgraph-examples/showcase-api'],
+      ['configmap/showcase-web -n kgraph-examples', 'configmap/showcase-api -n kgraph-examples'],
     );
     await source.close();
   });
