@@ -13,7 +13,8 @@
  *   or new object matches).
  *
  * Watches open after the pass that first applies (or reads) an object of their kind, so they cover
- * every later change; the heartbeat stays as the backstop. Their first list replays existing objects,
+ * every later change; the heartbeat stays as the backstop. Each watch counts the instances whose passes
+ * used it, and closes when the last of them is gone (deleted, or its instance object removed). Their first list replays existing objects,
  * which costs each affected instance one extra (no-write) pass.
  */
 import type { Logger } from 'pino';
@@ -54,6 +55,9 @@ export class ChildWatches {
   private readonly keyUid = new Map<string, string>();
   /** ref watch key → instance key → what that instance read there. */
   private readonly refReaders = new Map<string, Map<string, PassRead[]>>();
+  /** watch key → the instances whose passes used it; instance key → the watches it uses. */
+  private readonly users = new Map<string, Set<string>>();
+  private readonly usedBy = new Map<string, Set<string>>();
   /** `conn|group|resource` → whether the consumer plane may be watched cluster-wide. */
   private readonly clusterWide = new Map<string, { at: number; wide: Promise<boolean> }>();
   private stopped = false;
@@ -78,12 +82,51 @@ export class ChildWatches {
     this.keyUid.set(instanceKey, k);
   }
 
-  /** The instance is gone: stop mapping events to it. */
-  forget(instanceKey: string): void {
+  /** The instance is gone: stop mapping events to it, and close the watches no other instance uses. */
+  async forget(instanceKey: string): Promise<void> {
     const k = this.keyUid.get(instanceKey);
     if (k) this.byUid.delete(k);
     this.keyUid.delete(instanceKey);
     for (const readers of this.refReaders.values()) readers.delete(instanceKey);
+    const stops: Promise<void>[] = [];
+    for (const wk of this.usedBy.get(instanceKey) ?? []) {
+      const users = this.users.get(wk);
+      users?.delete(instanceKey);
+      if (users && users.size > 0) continue;
+      this.users.delete(wk);
+      const w = this.watches.get(wk);
+      this.watches.delete(wk);
+      this.refReaders.delete(wk);
+      if (w) {
+        this.deps.log.debug({ watch: wk }, 'child watch closed: no instance uses it');
+        stops.push(w.informer.stop());
+      }
+    }
+    this.usedBy.delete(instanceKey);
+    await Promise.all(stops);
+  }
+
+  /** Watches in use per role (tests). */
+  count(role: Watch['role']): number {
+    let n = 0;
+    for (const w of this.watches.values()) if (w.role === role) n += 1;
+    return n;
+  }
+
+  private use(instanceKey: string, watchKey: string | undefined): void {
+    if (!watchKey) return;
+    let users = this.users.get(watchKey);
+    if (!users) {
+      users = new Set();
+      this.users.set(watchKey, users);
+    }
+    users.add(instanceKey);
+    let used = this.usedBy.get(instanceKey);
+    if (!used) {
+      used = new Set();
+      this.usedBy.set(instanceKey, used);
+    }
+    used.add(watchKey);
   }
 
   /** After a pass: watch the GVKs it applied on each plane and the objects it read. */
@@ -103,13 +146,14 @@ export class ChildWatches {
         let namespace = c.namespace;
         if (plane === 'consumer' && namespace && (await this.consumerClusterWide(bp, conn, c)))
           namespace = undefined;
-        this.ensure(plane, conn, 'children', c.apiVersion, c.kind, namespace);
+        this.use(instanceKey, this.ensure(plane, conn, 'children', c.apiVersion, c.kind, namespace));
       }
     }
     for (const readers of this.refReaders.values()) readers.delete(instanceKey);
     for (const r of pass.reads) {
       const wk = this.ensure(r.plane, conn, 'refs', r.apiVersion, r.kind, r.namespace);
       if (!wk) continue;
+      this.use(instanceKey, wk);
       let readers = this.refReaders.get(wk);
       if (!readers) {
         readers = new Map();
@@ -126,6 +170,7 @@ export class ChildWatches {
       if (w.conn?.name !== connName) continue;
       this.watches.delete(k);
       this.refReaders.delete(k);
+      this.dropUsers(k);
       stops.push(w.informer.stop());
     }
     for (const k of [...this.clusterWide.keys()])
@@ -138,7 +183,14 @@ export class ChildWatches {
     const all = [...this.watches.values()];
     this.watches.clear();
     this.refReaders.clear();
+    this.users.clear();
+    this.usedBy.clear();
     await Promise.all(all.map((w) => w.informer.stop()));
+  }
+
+  private dropUsers(watchKey: string): void {
+    for (const i of this.users.get(watchKey) ?? []) this.usedBy.get(i)?.delete(watchKey);
+    this.users.delete(watchKey);
   }
 
   private clientOf(plane: Plane, conn: Connection): RestClient | undefined {

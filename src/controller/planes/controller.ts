@@ -671,7 +671,7 @@ export class PlanesController {
     const outcome = out.kind === 'reconciled' ? (out.ready ? 'ready' : 'notReady') : out.kind;
     this.reconciles.set(outcome, (this.reconciles.get(outcome) ?? 0) + 1);
     this.log.debug({ instance: key, kind: out.kind, ready: out.ready }, 'instance reconciled');
-    if (out.kind === 'gone' || out.kind === 'deleted') this.childWatches.forget(key);
+    if (out.kind === 'gone' || out.kind === 'deleted') await this.childWatches.forget(key);
     else if (out.pass && this.loops.get(`${bpName}|${cluster}`) === loop)
       await this.childWatches.observe(key, loop.bp, loop.conn, out.pass);
     if (out.kind === 'finalizerAdded') return { requeueAfterMs: 0 };

@@ -235,4 +235,41 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     await new Promise((r) => setTimeout(r, 1_500));
     assert.equal(p.controller.childWatches.events, before);
   });
+
+  // Last: it deletes the instance the other tests use.
+  it('closes a watch when the last instance using it is gone, not before', async () => {
+    await p.controller.idle();
+    const watches = async () => {
+      const line = (await p.controller.renderMetrics())
+        .split('\n')
+        .find((l) => l.startsWith('kgraph_planes_child_watches '));
+      return Number(line?.split(' ')[1]);
+    };
+    const n = await watches();
+    assert.ok(n >= 4, `child watches open: ${n}`);
+    const inst = (name: string) => ({
+      apiVersion: AV,
+      kind: 'Watched',
+      metadata: { name, namespace: 'ns-w' },
+      spec: { name },
+    });
+    const gone = async (name: string) => {
+      await p.consumer.admin.delete({ apiVersion: AV, kind: 'Watched', name, namespace: 'ns-w' });
+      await eventually(`${name} deleted`, async () =>
+        (await getObj(p.consumer.admin, AV, 'Watched', name, 'ns-w')) ? undefined : true,
+      );
+      await p.controller.idle();
+    };
+    await apply(p.consumer.admin, inst('second'));
+    await eventually('the second instance passes', async () =>
+      (await hget('second-hosted')) && (await cget('second-copy')) ? true : undefined,
+    );
+    await p.controller.idle();
+    assert.equal(await watches(), n, 'the second instance uses the same watches');
+    await gone('second');
+    assert.equal(await watches(), n, 'demo still uses them');
+    await gone('demo');
+    assert.equal(await watches(), 0, 'no instance uses any watch');
+    assert.equal(p.controller.childWatches.size, 0);
+  });
 });
