@@ -1,9 +1,10 @@
 /**
- * `kgraph rbac <blueprint files…> [--crd FILE]… [--subject KIND:NAME] [--namespace NS]…` (planes.md
- * §10.2): what a consumer cluster admin applies to let kgraph serve a krop blueprint — the serving and
- * claims ClusterRoles, derived from the compiled blueprint exactly as the registrar derives them, and
- * the bindings to kgraph's identity in that cluster (`ConsumerCluster.status.identity`). Offline: the
- * blueprint is compiled against the CRD files and the built-in schemas, no cluster is contacted.
+ * `kgraph rbac <blueprint files…> [--crd FILE]… [--subject KIND:NAME | --cluster NAME] [--namespace NS]…`
+ * (planes.md §10.2): what a consumer cluster admin applies to let kgraph serve a krop blueprint — the
+ * serving and claims ClusterRoles, derived from the compiled blueprint exactly as the registrar derives
+ * them, and the bindings to kgraph's identity in that cluster (`ConsumerCluster.status.identity`). The
+ * blueprint is compiled offline against the CRD files and the built-in schemas; only `--cluster` reads
+ * the management cluster, for that one ConsumerCluster's identity.
  */
 import type { Command } from 'commander';
 import {
@@ -13,7 +14,12 @@ import {
   roleBindings,
   roleNames,
 } from '../../controller/planes/claims.ts';
+import { CONSUMER_PLURAL, KROP_API_VERSION } from '../../controller/planes/names.ts';
+import { KgraphError } from '../../diag/diagnostic.ts';
 import { validatePaths } from '../../graph/validate.ts';
+import { describeKubeConfig, loadKubeConfig } from '../../kube/connect.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import { RestClient } from '../../kube/rest.ts';
 import { crdNames } from '../../schema/crd/generate.ts';
 import { writeYamlDocuments } from '../../yaml/writeYaml.ts';
 
@@ -22,6 +28,19 @@ interface RbacCliOptions {
   subject: string;
   namespace: string[];
 }
+
+/** The command's options: `--subject` and `--cluster` exclude each other; neither gives the default. */
+export interface RbacCommandOptions {
+  crd: string[];
+  subject?: string;
+  cluster?: string;
+  namespace: string[];
+  kubeconfig?: string;
+  context?: string;
+}
+
+/** kgraph's identity in a consumer cluster as the deploy/planes examples create it. */
+export const DEFAULT_SUBJECT = 'serviceaccount:kgraph-consumer:kgraph';
 
 export interface RbacOutput {
   stdout: string;
@@ -103,11 +122,84 @@ export function runRbac(files: string[], opts: RbacCliOptions): RbacOutput {
   return { stdout: writeYamlDocuments(docs), stderr: '', exitCode: 0 };
 }
 
+/** Refuses option combinations that cannot mean anything; undefined when they are fine. */
+export function checkRbacOptions(opts: RbacCommandOptions): string | undefined {
+  if (opts.subject !== undefined && opts.cluster !== undefined)
+    return '--subject and --cluster exclude each other: --cluster reads the subject from the ConsumerCluster';
+  if (opts.cluster === undefined && (opts.kubeconfig !== undefined || opts.context !== undefined))
+    return '--kubeconfig and --context name the management cluster --cluster reads; give --cluster NAME';
+  if (opts.cluster === '') return '--cluster: give the name of a ConsumerCluster';
+  return undefined;
+}
+
+/** The `--subject` text of a SelfSubjectReview user name: a ServiceAccount's, else a User. */
+export function subjectOfUsername(username: string): string {
+  return username.startsWith('system:serviceaccount:') ? username : `user:${username}`;
+}
+
+/**
+ * The subject of ConsumerCluster `name` (its `status.identity.username`) in the management cluster
+ * `client` talks to (`where` describes it for messages). Throws a KgraphError saying what to do when
+ * the registration does not exist or has no identity yet.
+ */
+export async function clusterSubject(client: RestClient, name: string, where: string): Promise<string> {
+  let cc: Record<string, unknown>;
+  try {
+    cc = (await client.get({
+      apiVersion: KROP_API_VERSION,
+      plural: CONSUMER_PLURAL,
+      name,
+    })) as unknown as Record<string, unknown>;
+  } catch (e) {
+    if (isNotFound(e))
+      throw new KgraphError(
+        'KG6090',
+        `--cluster ${name}: no ConsumerCluster ${name} in the management cluster (${where}); register the consumer cluster first (docs/planes.md step 3, \`kubectl get consumerclusters\` lists them), or point --kubeconfig/--context at the management cluster`,
+      );
+    throw e;
+  }
+  const status = (cc.status ?? {}) as {
+    identity?: { username?: unknown };
+    conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
+  };
+  const username = status.identity?.username;
+  if (typeof username === 'string' && username !== '') return subjectOfUsername(username);
+  const connected = status.conditions?.find((c) => c.type === 'Connected');
+  const why = connected
+    ? ` (Connected=${connected.status ?? ''}${connected.reason ? ` ${connected.reason}` : ''}${connected.message ? `: ${connected.message}` : ''})`
+    : ' (no Connected condition: is the planes controller running?)';
+  throw new KgraphError(
+    'KG6090',
+    `--cluster ${name}: ConsumerCluster ${name} (${where}) has no status.identity yet${why}; the planes controller writes it once it connects with the registered kubeconfig — wait for Connected=True (\`kubectl get consumercluster ${name} -o yaml\`), or give the identity with --subject`,
+  );
+}
+
+/** The command: the option checks, the subject (given, read with `--cluster`, or the default), the output. */
+export async function rbacCommand(files: string[], opts: RbacCommandOptions): Promise<RbacOutput> {
+  const bad = checkRbacOptions(opts);
+  if (bad) return { stdout: '', stderr: `kgraph rbac: ${bad}\n`, exitCode: 1 };
+  let subject = opts.subject ?? DEFAULT_SUBJECT;
+  if (opts.cluster !== undefined) {
+    let client: RestClient | undefined;
+    try {
+      const kc = loadKubeConfig(opts.kubeconfig, opts.context);
+      client = new RestClient(kc);
+      subject = await clusterSubject(client, opts.cluster, describeKubeConfig(kc));
+    } catch (e) {
+      const msg = e instanceof KgraphError ? `${e.code} ${e.message}` : (e as Error).message;
+      return { stdout: '', stderr: `kgraph rbac: ${msg}\n`, exitCode: 1 };
+    } finally {
+      client?.close();
+    }
+  }
+  return runRbac(files, { crd: opts.crd, subject, namespace: opts.namespace });
+}
+
 export function registerRbacCommand(program: Command): void {
   program
     .command('rbac')
     .description(
-      'print the ClusterRoles and bindings a consumer cluster applies to let kgraph serve krop blueprints (offline)',
+      'print the ClusterRoles and bindings a consumer cluster applies to let kgraph serve krop blueprints (offline, or reading the subject of --cluster)',
     )
     .argument('<files...>', 'krop ResourceGraphDefinition files')
     .option(
@@ -118,17 +210,25 @@ export function registerRbacCommand(program: Command): void {
     )
     .option(
       '--subject <subject>',
-      "kgraph's identity in the consumer cluster (its ConsumerCluster's status.identity): serviceaccount:NS:NAME, user:NAME or group:NAME",
-      'serviceaccount:kgraph-consumer:kgraph',
+      `kgraph's identity in the consumer cluster (its ConsumerCluster's status.identity): serviceaccount:NS:NAME, user:NAME or group:NAME (default: ${DEFAULT_SUBJECT})`,
     )
+    .option(
+      '--cluster <name>',
+      "read the subject from this ConsumerCluster's status.identity in the management cluster (excludes --subject)",
+    )
+    .option(
+      '--kubeconfig <path>',
+      'with --cluster: kubeconfig of the management cluster (default: KUBECONFIG, ~/.kube/config)',
+    )
+    .option('--context <name>', 'with --cluster: kubeconfig context')
     .option(
       '--namespace <ns>',
       'bind the claims role with RoleBindings in these namespaces instead of a ClusterRoleBinding (repeatable)',
       (v: string, p: string[]) => [...p, v],
       [],
     )
-    .action((files: string[], opts: RbacCliOptions) => {
-      const out = runRbac(files, opts);
+    .action(async (files: string[], opts: RbacCommandOptions) => {
+      const out = await rbacCommand(files, opts);
       process.stdout.write(out.stdout);
       process.stderr.write(out.stderr);
       process.exitCode = out.exitCode;

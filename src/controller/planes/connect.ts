@@ -66,6 +66,13 @@ export async function connectConsumer(
     const kc = new KubeConfig();
     kc.loadFromString(text);
     if (!kc.getCurrentCluster()) throw new Error('no current cluster');
+    const local = localReferences(kc);
+    if (local.length > 0)
+      return {
+        ok: false,
+        reason: 'KubeconfigInvalid',
+        message: `the kubeconfig names ${local.join(', ')}: a registered kubeconfig must carry its credentials inline (certificate-authority-data, client-certificate-data, client-key-data, token); the controller never reads its own files or runs a program for a registration`,
+      };
     client = new RestClient(kc, { timeoutMs: 15_000, maxRetries: 1 });
   } catch (e) {
     return {
@@ -95,4 +102,25 @@ export async function connectConsumer(
     client.close();
     return { ok: false, reason: 'Unreachable', message: errorMessage(e) };
   }
+}
+
+/**
+ * What a registered kubeconfig would make the controller read or run on its own machine: file paths
+ * (CA, client certificate or key, token file) and credential plugins (exec, auth-provider). Whoever may
+ * write a registration's Secret could otherwise have the controller read its own ServiceAccount token
+ * or any file it can open, or run a command, with the controller's identity; a registration holds
+ * data, never references to the controller's machine.
+ */
+export function localReferences(kc: KubeConfig): string[] {
+  const out: string[] = [];
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (cluster?.['certificate-authority'])
+    out.push(`a certificate-authority file (${cluster['certificate-authority']})`);
+  if (user?.['client-certificate']) out.push(`a client-certificate file (${user['client-certificate']})`);
+  if (user?.['client-key']) out.push(`a client-key file (${user['client-key']})`);
+  if (user?.tokenFile) out.push(`a tokenFile (${user.tokenFile})`);
+  if (user?.exec) out.push(`an exec credential plugin (${user.exec.command})`);
+  if (user?.['auth-provider']) out.push(`an auth-provider (${user['auth-provider'].name})`);
+  return out;
 }

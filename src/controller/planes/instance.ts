@@ -82,6 +82,13 @@ function tokenOf(plane: Plane, c: AppliedChild): string {
 
 export class InstanceReconciler {
   private readonly deps: InstanceDeps;
+  /**
+   * The status last written per instance UID, with the resourceVersion the write returned. A pass that
+   * starts before the informer has seen that write (a child's watch event can wake it within the same
+   * second) would otherwise take the older cached conditions as the previous ones and give an unchanged
+   * condition a new lastTransitionTime (§19.51).
+   */
+  private readonly written = new Map<string, { rv: number; status: Record<string, unknown> }>();
 
   constructor(deps: InstanceDeps) {
     this.deps = deps;
@@ -189,8 +196,11 @@ export class InstanceReconciler {
         );
       }
     }
-    const status = instanceConditions(previousConditions(inst), problems, inst.metadata.generation ?? 0, () =>
-      rfc3339(this.deps.now()),
+    const status = instanceConditions(
+      previousConditions(this.freshest(inst)),
+      problems,
+      inst.metadata.generation ?? 0,
+      () => rfc3339(this.deps.now()),
     );
     const fields = (outcome?.result.status ?? {}) as Record<string, unknown>;
     await this.writeStatus(bp, conn, inst, fields, status);
@@ -260,7 +270,7 @@ export class InstanceReconciler {
     }
     if (errors.length > 0) {
       const status = instanceConditions(
-        previousConditions(inst),
+        previousConditions(this.freshest(inst)),
         errors.map((message) => ({ reason: 'DeleteFailed' as const, message })),
         inst.metadata.generation ?? 0,
         () => rfc3339(this.deps.now()),
@@ -270,6 +280,7 @@ export class InstanceReconciler {
       return { kind: 'deleting', requeueAfterMs: 1_000 };
     }
     await this.setFinalizer(bp, conn, inst, false);
+    this.written.delete(inst.metadata.uid ?? '');
     this.deps.log.info(
       { cluster: conn.name, instance: `${ctx.instance.namespace}/${ctx.instance.name}` },
       'instance deleted',
@@ -333,14 +344,14 @@ export class InstanceReconciler {
     fields: Record<string, unknown> | undefined,
     out: InstanceStatusOut,
   ): Promise<void> {
-    const current = (inst.status ?? {}) as Record<string, unknown>;
+    const current = (this.freshest(inst).status ?? {}) as Record<string, unknown>;
     const kept =
       fields ??
       Object.fromEntries(Object.entries(current).filter(([k]) => k !== 'conditions' && k !== 'state'));
     const status = { ...kept, conditions: out.conditions, state: out.state };
     if (JSON.stringify(sortKeys(status)) === JSON.stringify(sortKeys(current))) return;
     try {
-      await conn.client.applyStatus(
+      const stored = await conn.client.applyStatus(
         {
           apiVersion: `${bp.group}/${bp.version}`,
           kind: bp.kind,
@@ -351,9 +362,18 @@ export class InstanceReconciler {
         } as KubeObject,
         { fieldManager: CHILD_MANAGER, force: true },
       );
+      const uid = inst.metadata.uid ?? '';
+      if (uid) this.written.set(uid, { rv: Number(stored.metadata.resourceVersion), status });
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
+  }
+
+  /** The instance with the status this reconciler last wrote, when the cached copy is older than it. */
+  private freshest(inst: KubeObject): KubeObject {
+    const w = this.written.get(inst.metadata.uid ?? '');
+    if (!w || !(w.rv > Number(inst.metadata.resourceVersion))) return inst;
+    return { ...inst, status: w.status };
   }
 }
 

@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { parseSubject, runRbac } from '../../../src/cli/commands/rbac.ts';
+import {
+  checkRbacOptions,
+  DEFAULT_SUBJECT,
+  parseSubject,
+  rbacCommand,
+  runRbac,
+  subjectOfUsername,
+} from '../../../src/cli/commands/rbac.ts';
 
 const BP = 'examples/planes/10-hosteddatabase.yaml';
 const VPC = 'examples/planes/00-vpc-crd.yaml';
@@ -95,5 +102,52 @@ describe('kgraph rbac', () => {
     assert.equal(scoped.exitCode, 1, scoped.stdout);
     assert.match(scoped.stderr, /cluster-scoped claims \(clusterroles\) need a ClusterRoleBinding/);
     assert.equal(runRbac([file], { crd: [], subject: 'user:a', namespace: [] }).exitCode, 0);
+  });
+
+  it('--subject and --cluster exclude each other; --kubeconfig/--context only go with --cluster', async () => {
+    const base = { crd: [VPC], namespace: [] };
+    assert.equal(checkRbacOptions({ ...base }), undefined);
+    assert.equal(checkRbacOptions({ ...base, subject: 'user:a' }), undefined);
+    assert.equal(checkRbacOptions({ ...base, cluster: 'acme', kubeconfig: '/k', context: 'c' }), undefined);
+    assert.match(
+      checkRbacOptions({ ...base, subject: 'user:a', cluster: 'acme' }) ?? '',
+      /--subject and --cluster exclude each other/,
+    );
+    assert.match(checkRbacOptions({ ...base, kubeconfig: '/k' }) ?? '', /give --cluster NAME/);
+    assert.match(checkRbacOptions({ ...base, context: 'c' }) ?? '', /give --cluster NAME/);
+    assert.match(checkRbacOptions({ ...base, cluster: '' }) ?? '', /name of a ConsumerCluster/);
+    // The command refuses before it reads anything: no kubeconfig is loaded, nothing is printed.
+    const both = await rbacCommand([BP], { ...base, subject: 'user:a', cluster: 'acme' });
+    assert.equal(both.exitCode, 1);
+    assert.equal(both.stdout, '');
+    assert.match(both.stderr, /^kgraph rbac: --subject and --cluster exclude each other/);
+    // Neither: the default subject, offline.
+    const dflt = await rbacCommand([BP], { ...base });
+    assert.equal(dflt.exitCode, 0, dflt.stderr);
+    assert.match(dflt.stdout, /name: kgraph\n\s+namespace: kgraph-consumer/);
+    assert.equal(DEFAULT_SUBJECT, 'serviceaccount:kgraph-consumer:kgraph');
+  });
+
+  it('--cluster with an unloadable kubeconfig fails naming it', async () => {
+    const out = await rbacCommand([BP], {
+      crd: [VPC],
+      namespace: [],
+      cluster: 'acme',
+      kubeconfig: '/nonexistent/kubeconfig',
+    });
+    assert.equal(out.exitCode, 1);
+    assert.match(out.stderr, /KG6010 cannot load kubeconfig \/nonexistent\/kubeconfig/);
+  });
+
+  it("turns a SelfSubjectReview user name into the binding's subject", () => {
+    assert.deepEqual(parseSubject(subjectOfUsername('system:serviceaccount:ns1:sa1')), {
+      kind: 'ServiceAccount',
+      namespace: 'ns1',
+      name: 'sa1',
+    });
+    assert.deepEqual(parseSubject(subjectOfUsername('oidc:alice@example.com')), {
+      kind: 'User',
+      name: 'oidc:alice@example.com',
+    });
   });
 });
