@@ -3,6 +3,7 @@
  * derived-PDB requests. `finalize` (synth.ts) turns it into ordered manifests.
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { kubectlNameIn } from '../diag/objectName.ts';
 import type { ChartRenderer } from './chart.ts';
 import type { ResolvedCluster } from './cluster.ts';
 import type { Ctx, CtxNode } from './context.ts';
@@ -114,9 +115,9 @@ export class ResNode implements CtxNode {
   get outPath(): string {
     return `k8s-${this.kind}-${this.namespace ?? ''}-${this.name}`;
   }
-  /** Human label used in messages: `Deployment shop/api`. */
+  /** Human label used in messages, kubectl-style as every command names objects: `deployment.apps/api -n shop`. */
   get label(): string {
-    return `${this.kind} ${this.namespace === undefined ? '' : `${this.namespace}/`}${this.name}`;
+    return kubectlNameIn(this);
   }
 }
 

@@ -114,7 +114,7 @@ export function intentRule(
     const svc = nodeOf(p.service);
     if (svc?.kind !== 'Service' || svc.apiVersion !== 'v1')
       return bad('service must be a v1 Service resource');
-    const resolved = servicePeer(svc) ?? bad(`Service ${svc.label} has no selector`);
+    const resolved = servicePeer(svc) ?? bad(`${svc.label} has no selector`);
     peer = resolved.peer;
     if (ports.length === 0) ports.push(...resolved.ports);
   } else {

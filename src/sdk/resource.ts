@@ -2,6 +2,8 @@
  * The resource object every builder returns, its `.out` surface, and the shared core builder
  * (labels, annotations, extra/ownership rules, requires/extraDeps, outputs).
  */
+
+import { kubectlNameIn } from '../diag/objectName.ts';
 import { type Build, graphIdFor, ResNode } from './build.ts';
 import type { LabelStyle } from './cluster.ts';
 import {
@@ -331,7 +333,7 @@ export function createResource(
   const name = nameK.text;
   checkName(a.kind, name);
   const namespace = opts.namespaced ? st.namespaceName : undefined;
-  const label = `${a.kind} ${namespace === undefined ? '' : `${namespace}/`}${name}`;
+  const label = kubectlNameIn({ apiVersion: a.apiVersion, kind: a.kind, namespace, name });
   const { meta, rest } = splitExtra(label, a.extra, a);
 
   const labels: Record<string, Value> = {

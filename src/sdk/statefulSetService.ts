@@ -71,7 +71,7 @@ export function checkStatefulSetServices(build: Build): void {
     if (!svc.isImport && clusterIPOf(svc) !== 'None') {
       throw new SdkError(
         SdkCode.headlessService,
-        `${node.label}: spec.serviceName "${serviceName}" names Service ${svc.label}, which is not headless (set spec.clusterIP: "None")`,
+        `${node.label}: spec.serviceName "${serviceName}" names ${svc.label}, which is not headless (set spec.clusterIP: "None")`,
         where,
       );
     }

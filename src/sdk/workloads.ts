@@ -3,6 +3,7 @@
  * propagate selectors, expand the serviceAccount / headlessService shorthands, inject availability spread,
  * request a companion PodDisruptionBudget and run the build-time validators.
  */
+import { kubectlNameIn } from '../diag/objectName.ts';
 import { objectKey, type ResNode } from './build.ts';
 import { type AvailabilityLevel, availabilityLevels } from './cluster.ts';
 import { isKStr, lazy, type Str } from './context.ts';
@@ -91,7 +92,7 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
   const apiVersion = kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1';
   const cluster = st.build.cluster;
   const nameText = asText(a.name) ?? '';
-  const label = `${kind} ${st.namespaceName}/${nameText}`;
+  const label = kubectlNameIn({ apiVersion, kind, namespace: st.namespaceName, name: nameText });
   const key = objectKey(apiVersion, kind, st.namespaceName, nameText);
   const specIn = asObj(a.spec);
   if (!specIn) throw new SdkError(SdkCode.invalidArgument, `${label}: spec is required`);

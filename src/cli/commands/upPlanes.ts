@@ -11,8 +11,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { waitForCrd } from '../../controller/crd.ts';
 import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
+import { CONSUMER_PLURAL, KROP_GROUP } from '../../controller/planes/names.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import { devClusterUp } from '../../kube/devCluster.ts';
@@ -137,6 +139,10 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
     st.claims,
   ) as unknown as KubeObject[];
 
+  // The controller installs the ConsumerCluster CRD after the blueprint's, in the same group-version:
+  // this client's discovery may still hold that group-version's list from before it (a fresh-clone CI
+  // run failed with "no resource for kind ConsumerCluster"). waitForCrd re-reads discovery until served.
+  await waitForCrd(mgmt.admin, `${CONSUMER_PLURAL}.${KROP_GROUP}`, Math.max(1_000, deadline - Date.now()));
   for (const [i, c] of consumers.entries()) {
     await apply(c.admin, vpcCrd);
     await apply(c.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } });

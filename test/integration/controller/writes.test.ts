@@ -152,6 +152,6 @@ describe('Graph controller writes while converging', () => {
     const queued = since.find((t) => t.event === 'queued');
     assert.ok(queued && queued.event === 'queued', 'queued again after the change');
     assert.equal(queued.cause, 'watch');
-    assert.match(queued.by ?? '', new RegExp(`^ConfigMap ${ns}/signal`));
+    assert.match(queued.by ?? '', new RegExp(`^configmap/signal -n ${ns}`));
   });
 });

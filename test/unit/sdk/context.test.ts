@@ -114,7 +114,7 @@ describe('dependency context', () => {
       name: 'bad',
       data: { host: `${svc.out.name}`.toUpperCase() },
     });
-    const e = throwsCode(() => session.finalize(), SdkCode.markerCorrupted, 'ConfigMap shop/bad');
+    const e = throwsCode(() => session.finalize(), SdkCode.markerCorrupted, 'configmap/bad -n shop');
     assert.ok(e.message.includes('data.host'), e.message);
   });
 
@@ -133,7 +133,7 @@ describe('dependency context', () => {
       data: { host: `${svc.out.name}`.slice(1) },
     });
     const e = throwsCode(() => session.finalize(), SdkCode.markerCorrupted, 'leftover');
-    assert.ok(e.message.includes('ConfigMap shop/cut') && e.message.includes('data.host'), e.message);
+    assert.ok(e.message.includes('configmap/cut -n shop') && e.message.includes('data.host'), e.message);
   });
 
   it('strict mode: coercion throws immediately', () => {

@@ -333,7 +333,7 @@ describe('service refs, intents and refusals', () => {
     throwsCode(
       () => run([{ direction: 'egress', to: { fqdn: 'api.stripe.com' } }], 'NetworkPolicy'),
       SdkCode.networkPolicyKind,
-      'Deployment app/app: the fqdn peer "api.stripe.com" cannot be expressed',
+      'deployment.apps/app -n app: the fqdn peer "api.stripe.com" cannot be expressed',
     );
   });
 

@@ -181,7 +181,7 @@ describe('an object built twice', () => {
     const { scope } = setup();
     scope.mkSecretRef({ name: 'creds' });
     const e = throwsCode(() => scope.mkSecretRef({ name: 'creds' }), SdkCode.invalidArgument);
-    assert.match(e.message, /^Secret shop\/creds is referenced \(as a ref\) twice by instance shop;/);
+    assert.match(e.message, /^secret\/creds -n shop is referenced \(as a ref\) twice by instance shop;/);
     assert.doesNotMatch(e.message, /cluster-scoped/);
     assert.doesNotMatch(e.message, /instance shop and instance shop/);
     assert.match(e.message, /within namespace shop/);
@@ -205,7 +205,7 @@ describe('an object built twice', () => {
           instances: { a: { package: mk('a'), namespace: 'a' }, b: { package: mk('b'), namespace: 'b' } },
         }),
       SdkCode.invalidArgument,
-      'ClusterRole shared is built by both instance a and instance b; a cluster-scoped object belongs to one instance',
+      'clusterrole.rbac.authorization.k8s.io/shared is built by both instance a and instance b; a cluster-scoped object belongs to one instance',
     );
   });
 });
