@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { defaultDevDataDir, devClusterDown, devClusterStatus, devClusterUp } from '../../kube/devCluster.ts';
 import { createWorkspace, kcpBinary, kcpStatus, startKcp, stopKcp } from '../../kube/kcpControlPlane.ts';
 
@@ -45,7 +45,7 @@ export function registerClusterCommands(program: Command): void {
   cluster
     .command('up')
     .description('start (or reuse) the local control plane; its data survives restarts')
-    .option('--data-dir <dir>', 'state directory (etcd, PKI, kubeconfig)', defaultDevDataDir())
+    .addOption(dataDirOption('state directory (etcd, PKI, kubeconfig)'))
     .option(
       '--no-workloads',
       'API server and garbage-collector/namespace controllers only: no scheduler, workload controllers or simulated nodes',
@@ -96,7 +96,7 @@ export function registerClusterCommands(program: Command): void {
   cluster
     .command('down')
     .description('stop the local control plane (its data is kept)')
-    .option('--data-dir <dir>', 'state directory', defaultDevDataDir())
+    .addOption(dataDirOption('state directory'))
     .option('--kcp', 'stop the local kcp instead')
     .action(async (opts: { dataDir: string; kcp?: boolean }) => {
       if (opts.kcp) {
@@ -111,7 +111,7 @@ export function registerClusterCommands(program: Command): void {
   cluster
     .command('status')
     .description('print whether the local control plane runs, and its kubeconfig')
-    .option('--data-dir <dir>', 'state directory', defaultDevDataDir())
+    .addOption(dataDirOption('state directory'))
     .action((opts: { dataDir: string }) => {
       const s = devClusterStatus(opts.dataDir);
       if (s.running && s.ready)
@@ -121,4 +121,13 @@ export function registerClusterCommands(program: Command): void {
         process.exitCode = 1;
       }
     });
+}
+
+/**
+ * `--data-dir`, defaulting to .dev/cluster under the current directory. Help shows the default as that
+ * relative path, not the absolute one: the help text (and docs/cli/cluster.md, captured from it) would
+ * otherwise depend on where the checkout is, and wrap differently.
+ */
+function dataDirOption(description: string): Option {
+  return new Option('--data-dir <dir>', description).default(defaultDevDataDir(), './.dev/cluster');
 }
