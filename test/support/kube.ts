@@ -192,3 +192,33 @@ export async function installWidgetCRD(
   );
   return { group, apiVersion, kind: 'Widget' };
 }
+
+/** A namespaced Role with one core-group rule and its RoleBinding to a ServiceAccount (both named `name`). */
+export async function grantServiceAccount(
+  client: RestClient,
+  ns: string,
+  name: string,
+  resources: string[],
+  verbs: string[],
+  sa: { name: string; namespace: string },
+): Promise<void> {
+  await client.apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace: ns },
+      rules: [{ apiGroups: [''], resources, verbs }],
+    },
+    { fieldManager: 'test', force: true },
+  );
+  await client.apply(
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }],
+    },
+    { fieldManager: 'test', force: true },
+  );
+}

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { GraphController } from '../../../src/controller/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
-import { adminClient, testNamespace } from '../../support/kube.ts';
+import { adminClient, grantServiceAccount, testNamespace } from '../../support/kube.ts';
 import {
   applyGraph,
   cm,
@@ -47,34 +47,8 @@ async function cmData(
   return (await getCm(client, ns, name))?.data as Record<string, string> | undefined;
 }
 
-async function grant(
-  client: RestClient,
-  ns: string,
-  name: string,
-  resources: string[],
-  verbs: string[],
-  saNs: string,
-): Promise<void> {
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: ns },
-      rules: [{ apiGroups: [''], resources, verbs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name, namespace: ns },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: saNs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-}
+const grant = (c: RestClient, ns: string, name: string, resources: string[], verbs: string[], saNs: string) =>
+  grantServiceAccount(c, ns, name, resources, verbs, { name: SA, namespace: saNs });
 
 /** The leaking template: a ConfigMap holding the password the ref read. */
 function leak(name: string, expr: string) {

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
-import { testNamespace } from '../../support/kube.ts';
+import { grantServiceAccount, testNamespace } from '../../support/kube.ts';
 import {
   applyInstance,
   applyRgd,
@@ -36,34 +36,8 @@ const SA = 'app';
 const PASSWORD = 'hunter2';
 const b64 = (p: string) => Buffer.from(p).toString('base64');
 
-async function grant(
-  client: RestClient,
-  ns: string,
-  name: string,
-  resources: string[],
-  verbs: string[],
-  saNs: string,
-): Promise<void> {
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: ns },
-      rules: [{ apiGroups: [''], resources, verbs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name, namespace: ns },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: saNs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-}
+const grant = (c: RestClient, ns: string, name: string, resources: string[], verbs: string[], saNs: string) =>
+  grantServiceAccount(c, ns, name, resources, verbs, { name: SA, namespace: saNs });
 
 describe('RGD instances read and write as spec.defaultServiceAccounts', () => {
   let f: RgdFixture;

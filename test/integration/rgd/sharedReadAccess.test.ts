@@ -20,7 +20,7 @@ import { RgdController } from '../../../src/controller/rgd/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
-import { adminClient, testNamespace } from '../../support/kube.ts';
+import { adminClient, grantServiceAccount, testNamespace } from '../../support/kube.ts';
 import { ensureCrd, graph, waitCondition } from '../controller/support.ts';
 import {
   applyInstance,
@@ -39,34 +39,8 @@ const SA = 'app';
 const N = 20;
 const KIND = 'SharedCopy';
 
-async function grant(
-  client: RestClient,
-  ns: string,
-  name: string,
-  resources: string[],
-  verbs: string[],
-  saNs: string,
-): Promise<void> {
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: ns },
-      rules: [{ apiGroups: [''], resources, verbs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-  await client.apply(
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name, namespace: ns },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: saNs }],
-    },
-    { fieldManager: 'test', force: true },
-  );
-}
+const grant = (c: RestClient, ns: string, name: string, resources: string[], verbs: string[], saNs: string) =>
+  grantServiceAccount(c, ns, name, resources, verbs, { name: SA, namespace: saNs });
 
 /** What one configuration of the two controllers cost. */
 interface Cost {
