@@ -26,8 +26,8 @@ import {
   isGraphManager,
   serviceAccountUser,
 } from './names.ts';
-import { RbacWatch, type SharedReadAccess } from './rbacChanges.ts';
-import { ReadAccess } from './readAccess.ts';
+import { controllerReads, type RbacWatch, type SharedReadAccess } from './rbacChanges.ts';
+import type { ReadAccess } from './readAccess.ts';
 import { GraphReconciler, type ReconcileOutcome, serviceAccountNameOf } from './reconciler.ts';
 import type { Interest, WatchEventInfo } from './watches.ts';
 import { WatchSet } from './watches.ts';
@@ -104,20 +104,15 @@ export class GraphController {
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
-    if (opts.sharedReads) {
-      this.reads = opts.sharedReads.access.withResources(resourceOf);
-      this.rbacWatch = opts.sharedReads.watch;
-      this.ownsRbacWatch = false;
-    } else {
-      this.reads = new ReadAccess(this.client, resourceOf, {
-        ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
-        log: this.log,
-      });
-      this.rbacWatch = new RbacWatch(this.client, this.reads, {
-        onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
-      });
-      this.ownsRbacWatch = true;
-    }
+    ({
+      reads: this.reads,
+      rbacWatch: this.rbacWatch,
+      ownsRbacWatch: this.ownsRbacWatch,
+    } = controllerReads(this.client, resourceOf, {
+      shared: opts.sharedReads,
+      ttlMs: opts.readAccessTtlMs,
+      log: this.log,
+    }));
     this.reads.onChange((users) => this.reconcileServiceAccounts(users));
     this.reconciler = new GraphReconciler({
       client: this.client,

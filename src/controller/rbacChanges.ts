@@ -13,8 +13,10 @@
  * `settleMs` later, because the API server's authorizer follows RBAC objects through its own cache
  * and may answer a review sent right after the change with the old rules.
  */
+
+import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, type ReviewSubject } from '../kube/index.ts';
-import { ReadAccess, type ReadAccessOptions, type ReadCheck } from './readAccess.ts';
+import { ReadAccess, type ReadAccessOptions, type ReadCheck, type ResourceLookup } from './readAccess.ts';
 
 export interface RbacSubjectRef {
   kind: string;
@@ -211,4 +213,38 @@ export function sharedReadAccess(client: RestClient, opts: ReadAccessOptions = {
     onError: (e) => opts.log?.debug({ err: String(e) }, 'rbac watch error'),
   });
   return { access, watch };
+}
+
+/** A controller's read checks: a view of the process's shared cache and watch, or its own pair. */
+export interface ControllerReads {
+  reads: ReadAccess;
+  rbacWatch: RbacWatch;
+  /** False when the watch is shared: its owner (the command) stops it. */
+  ownsRbacWatch: boolean;
+}
+
+/**
+ * The read checks of one controller (Graph or RGD side), which resolves kinds through its own
+ * informers (`resourceOf`): with `shared`, a view of that cache and its watch; else a cache and watch
+ * of its own, as when the controller runs alone.
+ */
+export function controllerReads(
+  client: RestClient,
+  resourceOf: ResourceLookup,
+  opts: { shared?: SharedReadAccess | undefined; ttlMs?: number | undefined; log: Logger },
+): ControllerReads {
+  if (opts.shared)
+    return {
+      reads: opts.shared.access.withResources(resourceOf),
+      rbacWatch: opts.shared.watch,
+      ownsRbacWatch: false,
+    };
+  const reads = new ReadAccess(client, resourceOf, {
+    ...(opts.ttlMs !== undefined ? { ttlMs: opts.ttlMs } : {}),
+    log: opts.log,
+  });
+  const rbacWatch = new RbacWatch(client, reads, {
+    onError: (e) => opts.log.debug({ err: String(e) }, 'rbac watch error'),
+  });
+  return { reads, rbacWatch, ownsRbacWatch: true };
 }

@@ -15,8 +15,8 @@ import {
 } from '../../kube/index.ts';
 import { GraphCompiler } from '../engine.ts';
 import { ControllerMetrics } from '../metrics.ts';
-import { RbacWatch, type SharedReadAccess } from '../rbacChanges.ts';
-import { ReadAccess } from '../readAccess.ts';
+import { controllerReads, type RbacWatch, type SharedReadAccess } from '../rbacChanges.ts';
+import type { ReadAccess } from '../readAccess.ts';
 import { WatchSet } from '../watches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';
@@ -86,20 +86,15 @@ export class RgdController {
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
-    if (opts.sharedReads) {
-      this.reads = opts.sharedReads.access.withResources(resourceOf);
-      this.rbacWatch = opts.sharedReads.watch;
-      this.ownsRbacWatch = false;
-    } else {
-      this.reads = new ReadAccess(this.client, resourceOf, {
-        ...(opts.readAccessTtlMs !== undefined ? { ttlMs: opts.readAccessTtlMs } : {}),
-        log: this.log,
-      });
-      this.rbacWatch = new RbacWatch(this.client, this.reads, {
-        onError: (e) => this.log.debug({ err: String(e) }, 'rbac watch error'),
-      });
-      this.ownsRbacWatch = true;
-    }
+    ({
+      reads: this.reads,
+      rbacWatch: this.rbacWatch,
+      ownsRbacWatch: this.ownsRbacWatch,
+    } = controllerReads(this.client, resourceOf, {
+      shared: opts.sharedReads,
+      ttlMs: opts.readAccessTtlMs,
+      log: this.log,
+    }));
     this.reads.onChange((users) => this.server.reconcileServiceAccounts(users));
     this.server = new InstanceServer({
       client: this.client,
