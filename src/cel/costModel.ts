@@ -1,6 +1,9 @@
-import { FUNCTION_COSTS, OPERATOR_COSTS, producedCost, scanCost } from './costs.ts';
+import { FUNCTION_COSTS, OPERATOR_COSTS, producedCostOf, scanCost } from './costs.ts';
 import { decorateHandlers, type Handler, type HandlerDeclaration } from './engineOverrides.ts';
-import { chargeCost, checkProduced, hasActiveBudget } from './limits.ts';
+import { meteredHandler } from './limits.ts';
+
+/** Unary operators; every other operator handler is binary, called as (left, right, ast, evaluator). */
+const UNARY = new Set(['!_', '-_']);
 
 /**
  * Installs the cost model (./costs.ts) on every function and operator of the engine, built-in or
@@ -18,24 +21,9 @@ export function installCostModel(): void {
     // test/unit/cel/costs.test.ts makes sure every function of the environment has its own entry.
     const cost =
       rule?.cost ?? ((args: readonly unknown[]) => 1 + args.reduce<number>((n, a) => n + scanCost(a), 0));
-    const by = decl.operator !== undefined ? 'operator' : 'function';
     const original = decl.handler as (this: unknown, ...args: unknown[]) => unknown;
-    return function charged(this: unknown, ...args: unknown[]): unknown {
-      if (!hasActiveBudget()) return original.apply(this, args);
-      // The evaluator already counted one step for the call node: that step pays the formula's "1 +".
-      const units = cost(args) - 1;
-      if (units > 0) chargeCost(units);
-      const result = original.apply(this, args);
-      // Returning (part of) an argument produces nothing new.
-      if (
-        result !== null &&
-        (typeof result === 'object' || typeof result === 'string') &&
-        !args.includes(result)
-      ) {
-        chargeCost(producedCost(result, by));
-        checkProduced(result);
-      }
-      return result;
-    } as Handler;
+    const binary = decl.operator !== undefined && !UNARY.has(decl.operator);
+    const produced = producedCostOf(decl.operator !== undefined ? 'operator' : 'function');
+    return meteredHandler(original, cost, produced, binary) as Handler;
   });
 }

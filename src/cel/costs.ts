@@ -48,8 +48,12 @@ const native = (n: number): number => Math.ceil(n / NATIVE_CHARS_PER_UNIT);
 const slow = (n: number): number => Math.ceil(n / SLOW_CHARS_PER_UNIT);
 const arg = (args: readonly unknown[], i: number): number => sizeOf(args[i]);
 /** Strings and bytes scanned natively (64 per unit); lists and maps one unit per element. */
-export const scanCost = (v: unknown): number =>
-  typeof v === 'string' || v instanceof Uint8Array ? native(sizeOf(v)) : sizeOf(v);
+export const scanCost = (v: unknown): number => {
+  if (typeof v === 'string') return native(v.length);
+  // Scalars (ints are BigInts, doubles numbers, bools) cost nothing to scan.
+  if (typeof v !== 'object' || v === null) return 0;
+  return v instanceof Uint8Array ? native(v.length) : sizeOf(v);
+};
 const scan = scanCost;
 
 const constant = (units: number, formula = String(units)): CostRule => ({ formula, cost: () => units });
@@ -315,6 +319,11 @@ export const OPERATOR_COSTS: Readonly<Record<string, CostRule>> = {
 export function producedCost(result: unknown, by: 'function' | 'operator'): number {
   if (typeof result === 'string') return by === 'function' ? slow(result.length) : native(result.length);
   return typeof result === 'object' ? scan(result) : 0;
+}
+
+/** `producedCost` for one kind of call, as a function of the result (built once per handler). */
+export function producedCostOf(by: 'function' | 'operator'): (result: unknown) => number {
+  return (result) => producedCost(result, by);
 }
 
 /** The cost table as Markdown rows (docs/cel.md embeds it; test/unit/cel/costs.test.ts keeps them equal). */

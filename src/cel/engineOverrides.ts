@@ -65,6 +65,11 @@ let registry: Registry | undefined;
 const WRAPPED = Symbol.for('kgraph.cel.overrides');
 
 let decorator: ((decl: HandlerDeclaration) => Handler) | undefined;
+/** Engine declaration → what dispatch uses (replaced, then decorated); see probe(). */
+let swaps = new WeakMap<Declaration, Declaration>();
+function resetSwaps(): void {
+  swaps = new WeakMap();
+}
 const decorated = new WeakMap<Declaration, Declaration>();
 /** Wrapped handlers by original handler and name: lookups of type-parameter overloads return fresh objects. */
 const wrappedHandlers = new WeakMap<Handler, Map<string, Handler>>();
@@ -77,6 +82,7 @@ const wrappedHandlers = new WeakMap<Handler, Map<string, Handler>>();
 export function decorateHandlers(wrap: (decl: HandlerDeclaration) => Handler): void {
   probe();
   decorator = wrap;
+  resetSwaps();
 }
 
 function decorate<T extends Declaration | false | null>(d: T): T {
@@ -124,7 +130,18 @@ function probe(): Registry {
     // Declarations with type parameters (`V in list<V>`) are returned as fresh match objects that
     // carry the declaration's signature and handler; those are swapped by signature.
     const matched = new WeakMap<Declaration, Declaration>();
-    const swap = <T extends Declaration | false | null>(d: T): T => decorate(replace(d));
+    // One lookup per dynamic dispatch: the swapped-and-decorated declaration is cached until an
+    // override or the decorator changes (resetSwaps).
+    // Fresh match objects (plain objects, one per lookup) are not cached.
+    const swap = <T extends Declaration | false | null>(d: T): T => {
+      if (!d) return d;
+      const decl: Declaration = d;
+      const cached = swaps.get(decl);
+      if (cached !== undefined) return cached as T;
+      const out = decorate(replace(decl));
+      if (Object.getPrototypeOf(decl) !== Object.prototype) swaps.set(decl, out);
+      return out as T;
+    };
     const replace = <T extends Declaration | false | null>(d: T): T => {
       if (!d) return d;
       const direct = replacements.get(d);
@@ -188,6 +205,7 @@ export function overrideOperator(
   });
   replacements.set(original, replacement);
   bySignature.set(original.signature, replacement);
+  resetSwaps();
 }
 
 /**
@@ -222,6 +240,7 @@ export function overrideFunction(
   replacements.set(original, replacement);
   bySignature.set(original.signature, replacement);
   if (fixed !== undefined) fixedReturnTypes.set(replacement, fixed);
+  resetSwaps();
 }
 
 /**

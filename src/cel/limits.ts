@@ -31,7 +31,8 @@ export const defaultLimits: CelLimits = Object.freeze({
 /** A budget in use by one running evaluation. */
 export interface ActiveBudget {
   remaining: number;
-  readonly deadline: number;
+  /** When the wall-clock budget runs out; NaN until the clock is first read (see `createBudget`). */
+  deadline: number;
   readonly limits: CelLimits;
   /** Units charged since the clock was last read (the clock is read every 4096 units). */
   sinceClock: number;
@@ -39,27 +40,82 @@ export interface ActiveBudget {
   exceeded: CelAbort | undefined;
 }
 
+/** Units between two reads of the clock. */
+const CLOCK_EVERY = 4096;
+/**
+ * Units into an evaluation at which the clock is first read, starting the wall-clock budget. Reading
+ * the clock costs as much as a small evaluation, and most evaluations finish in a few dozen units, so
+ * the clock is not read at the start: the budget starts at the first read, at most this many units
+ * (≈ 0.1 ms by the cost model, ./costs.ts) after the evaluation began.
+ */
+export const CLOCK_START_UNITS = 128;
+
+const clock: { now(): number } = globalThis.performance;
+
 let active: ActiveBudget | undefined;
 
+/**
+ * A fresh budget. With a finite wall-clock budget the clock is first read after
+ * `CLOCK_START_UNITS` units (which starts it), then every `CLOCK_EVERY` units; without one it is never read.
+ */
 export function createBudget(limits: CelLimits): ActiveBudget {
   return {
     remaining: limits.maxCost,
-    deadline: performance.now() + limits.maxDurationMs,
+    deadline: Number.NaN,
     limits,
-    sinceClock: 0,
+    sinceClock:
+      limits.maxDurationMs === Number.POSITIVE_INFINITY
+        ? Number.NEGATIVE_INFINITY
+        : CLOCK_EVERY - CLOCK_START_UNITS,
     exceeded: undefined,
   };
 }
 
-/** Runs `fn` under `budget`; nested runs (a function evaluating CEL) keep their own budget. */
-export function runWithBudget<T>(budget: ActiveBudget, fn: () => T): T {
+const mergedLimits = new WeakMap<Partial<CelLimits>, CelLimits>();
+
+/** `defaultLimits` overridden by `partial`; cached by the identity of `partial` (read as immutable). */
+export function resolveLimits(partial: Partial<CelLimits> | undefined): CelLimits {
+  if (partial === undefined) return defaultLimits;
+  let merged = mergedLimits.get(partial);
+  if (merged === undefined) {
+    merged = Object.freeze({ ...defaultLimits, ...partial });
+    mergedLimits.set(partial, merged);
+  }
+  return merged;
+}
+
+/** Thrown by `runMetered` when a limit fired, also when the evaluation swallowed the error. */
+export class LimitExceeded {
+  constructor(readonly abort: CelAbort) {}
+}
+
+/**
+ * Runs `fn(arg)` under a fresh budget and size-checks its value; nested runs (a function evaluating
+ * CEL) keep their own budget. Throws `LimitExceeded` when a limit fired, else what `fn` threw.
+ * One call per evaluation and no closure: the evaluation's fixed cost is this and the budget object.
+ */
+export function runMetered<A>(
+  partial: Partial<CelLimits> | undefined,
+  fn: (arg: A) => unknown,
+  arg: A,
+): unknown {
+  const budget = createBudget(resolveLimits(partial));
   const previous = active;
   active = budget;
+  let value: unknown;
   try {
-    return fn();
-  } finally {
+    value = fn(arg);
+    // The root is not evaluated through the instrumented run(): its value is checked here.
+    checkProduced(value);
+  } catch (err) {
     active = previous;
+    if (budget.exceeded) throw new LimitExceeded(budget.exceeded);
+    throw err;
   }
+  active = previous;
+  // A limit error swallowed by `||`, `&&` or a quantifier still fails the evaluation.
+  if (budget.exceeded) throw new LimitExceeded(budget.exceeded);
+  return value;
 }
 
 function fail(budget: ActiveBudget, abort: CelAbort): never {
@@ -87,12 +143,17 @@ export function chargeCost(units: number): void {
     );
   }
   budget.sinceClock += units;
-  if (budget.sinceClock >= 4096) checkClock(budget);
+  if (budget.sinceClock >= CLOCK_EVERY) checkClock(budget);
 }
 
 function checkClock(budget: ActiveBudget): void {
   budget.sinceClock = 0;
-  if (performance.now() > budget.deadline) {
+  const now = clock.now();
+  if (Number.isNaN(budget.deadline)) {
+    budget.deadline = now + budget.limits.maxDurationMs;
+    return;
+  }
+  if (now > budget.deadline) {
     fail(
       budget,
       new CelAbort(
@@ -192,7 +253,7 @@ function step(budget: ActiveBudget): void {
       ),
     );
   }
-  if (++budget.sinceClock >= 4096) checkClock(budget);
+  if (++budget.sinceClock >= CLOCK_EVERY) checkClock(budget);
 }
 
 type RunFn = (this: unknown, ast: unknown, ctx: unknown) => unknown;
@@ -220,8 +281,68 @@ export function instrumentEvaluator(evaluator: object): void {
     if (budget === undefined) return original.call(this, ast, ctx);
     step(budget);
     const result = original.call(this, ast, ctx);
-    if (typeof result === 'string' || Array.isArray(result)) checkSize(result);
+    if (typeof result === 'string') {
+      if (result.length > budget.limits.maxStringLength) checkSize(result);
+    } else if (Array.isArray(result) && result.length > budget.limits.maxListLength) checkSize(result);
     return result;
   };
   instrumented = true;
+}
+
+type Handler = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * Wraps a function or operator handler so that, while a budget is active, `cost(args) - 1` units are
+ * charged before it runs (the evaluator already counted one step for the call node: that pays the
+ * formula's "1 +") and what it produced is charged (`produced(result)`) and size-checked before
+ * anything uses it; returning (part of) an argument produces nothing new. Without an active budget
+ * (trusted callers) the wrapper only forwards the call. Used by the cost model (./costModel.ts).
+ * `binary`: the handler of a binary operator, always called as (left, right, ast, evaluator); its
+ * wrapper takes those four parameters (no rest array) and gives the formula a reused pair.
+ */
+export function meteredHandler(
+  original: Handler,
+  cost: (args: readonly unknown[]) => number,
+  produced: (result: unknown) => number,
+  binary: boolean,
+): Handler {
+  if (binary) {
+    const pair: unknown[] = [undefined, undefined];
+    return function chargedBinary(this: unknown, a: unknown, b: unknown, ast: unknown, ev: unknown): unknown {
+      const budget = active;
+      if (budget === undefined) return original.call(this, a, b, ast, ev);
+      // Formulas are pure and do not re-enter, so one pair per handler is enough.
+      pair[0] = a;
+      pair[1] = b;
+      const units = cost(pair) - 1;
+      pair[0] = pair[1] = undefined;
+      if (units > 0) chargeCost(units);
+      const result = original.call(this, a, b, ast, ev);
+      if (
+        result !== null &&
+        (typeof result === 'object' || typeof result === 'string') &&
+        result !== a &&
+        result !== b
+      ) {
+        chargeCost(produced(result));
+        checkProduced(result);
+      }
+      return result;
+    };
+  }
+  return function charged(this: unknown, ...args: unknown[]): unknown {
+    if (active === undefined) return original.apply(this, args);
+    const units = cost(args) - 1;
+    if (units > 0) chargeCost(units);
+    const result = original.apply(this, args);
+    if (
+      result !== null &&
+      (typeof result === 'object' || typeof result === 'string') &&
+      !args.includes(result)
+    ) {
+      chargeCost(produced(result));
+      checkProduced(result);
+    }
+    return result;
+  };
 }

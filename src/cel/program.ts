@@ -2,14 +2,7 @@ import { checkParsed } from './check.ts';
 import { CelCode } from './codes.ts';
 import type { CelEnvironment, CelType } from './environment.ts';
 import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
-import {
-  type ActiveBudget,
-  type CelLimits,
-  checkProduced,
-  createBudget,
-  defaultLimits,
-  runWithBudget,
-} from './limits.ts';
+import { type CelLimits, LimitExceeded, runMetered } from './limits.ts';
 import { mapError, type ParsedExpression, parse } from './parse.ts';
 
 /** A parsed and type-checked expression, ready for repeated evaluation ("pre-planned"). */
@@ -34,9 +27,15 @@ export function compile(source: string, env: CelEnvironment): CelResult<Program>
 export type Variables = Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>;
 
 export interface EvaluateOptions {
-  /** Limits for this evaluation; `false` disables them (trusted callers such as benchmarks). */
+  /**
+   * Limits for this evaluation (merged over `defaultLimits`); `false` disables them (trusted callers
+   * such as benchmarks). The object is read as immutable: the merged limits are cached by its identity.
+   */
   readonly limits?: Partial<CelLimits> | false;
 }
+
+const NO_VARS: Variables = Object.freeze({});
+const NO_OPTIONS: EvaluateOptions = Object.freeze({});
 
 /**
  * Evaluates a program. Never throws for CEL failures: the result says whether it failed, and
@@ -44,28 +43,23 @@ export interface EvaluateOptions {
  */
 export function evaluate(
   program: Program,
-  vars: Variables = {},
-  options: EvaluateOptions = {},
+  vars: Variables = NO_VARS,
+  options: EvaluateOptions = NO_OPTIONS,
 ): CelResult<unknown> {
-  const declared = (name: string): boolean => program.env.isDeclared(name);
-  const context = vars instanceof Map ? vars : (vars as Record<string, unknown>);
-  let budget: ActiveBudget | undefined;
+  const limits = options.limits;
   try {
-    if (options.limits === false) return settle(program.parsed.handle(context));
-    budget = createBudget({ ...defaultLimits, ...options.limits });
-    const result = runWithBudget(budget, () => {
-      const value = program.parsed.handle(context);
-      // The root is not evaluated through the instrumented run(): its value is checked here.
-      checkProduced(value);
-      return value;
-    });
-    // A limit error swallowed by `||`, `&&` or a quantifier still fails the evaluation.
-    if (budget.exceeded) return { ok: false, error: toCelError(budget.exceeded, 'evaluate') };
-    return settle(result);
+    const value =
+      limits === false ? program.parsed.handle(vars) : runMetered(limits, program.parsed.handle, vars);
+    return settle(value);
   } catch (err) {
-    if (budget?.exceeded) return { ok: false, error: toCelError(budget.exceeded, 'evaluate') };
-    return { ok: false, error: mapError(toCelError(err, 'evaluate', declared), program.parsed.toOriginal) };
+    if (err instanceof LimitExceeded) return { ok: false, error: toCelError(err.abort, 'evaluate') };
+    return failed(program, err);
   }
+}
+
+function failed(program: Program, err: unknown): CelResult<unknown> {
+  const declared = (name: string): boolean => program.env.isDeclared(name);
+  return { ok: false, error: mapError(toCelError(err, 'evaluate', declared), program.parsed.toOriginal) };
 }
 
 function settle(value: unknown): CelResult<unknown> {
