@@ -62,7 +62,8 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
   const env = options.env ?? baseEnvironment().extend({ undeclaredAreDyn: true });
   const programs = new Map<string, Program | ExprFailure>();
   const isOmit = options.isOmit ?? celIsOmit;
-  const limits = { ...DETERMINISTIC_LIMITS, ...options.limits };
+  // One options object for every evaluation: the CEL layer merges the limits once per object.
+  const evaluateOptions = { limits: { ...DETERMINISTIC_LIMITS, ...options.limits } };
   return {
     evaluate(cel, vars) {
       let program = programs.get(cel);
@@ -74,7 +75,7 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
         programs.set(cel, program);
       }
       if ('kind' in program) return { ok: false, failure: program };
-      const result = evaluate(program, vars, { limits });
+      const result = evaluate(program, vars, evaluateOptions);
       if (result.ok) return { ok: true, value: result.value };
       const e = result.error;
       return {
