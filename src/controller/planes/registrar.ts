@@ -8,6 +8,7 @@
  *   blueprint wins) → generated roles → registry, then (changed) restart serving → status Published.
  */
 import type { Logger } from 'pino';
+import { kubectlName } from '../../diag/objectName.ts';
 import type { CompiledGraph, ValueNode } from '../../graph/model.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
 import { applyToExisting, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
@@ -224,7 +225,7 @@ export class BlueprintRegistrar {
       return this.fail(
         bp,
         'ExportConflict',
-        `ResourceGraphDefinition ${rival.metadata.name} already produces ${exportName}`,
+        `${kubectlName({ apiVersion: KROP_API_VERSION, kind: BLUEPRINT_KIND, name: rival.metadata.name ?? '' })} already produces ${exportName}`,
       );
     }
 

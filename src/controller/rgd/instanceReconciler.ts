@@ -8,7 +8,7 @@
  *   pending node rendered earlier) → shrink the inventory → status.
  *
  * Whose identity (docs/rgd.md, "Trust model"): without `spec.defaultServiceAccounts` on the RGD, the
- * controller's own, as kro. With it, the ServiceAccount it maps the instance's namespace to: children are
+ * controller's own, as kro. With it, the ServiceAccount it maps the instance to (names.ts): children are
  * applied, pruned and deleted impersonating it (as a Graph's children are), and every cached object the
  * evaluation reads (externalRefs, observed children) is handed over only if that ServiceAccount may read
  * it (readAccess.ts); a refused read writes nothing and reports `ResourcesReady=False`, `ReadForbidden`.
@@ -143,7 +143,7 @@ export class InstanceReconciler {
 
   /**
    * Whose identity an instance's children are written and its reads checked with: the RGD's
-   * ServiceAccount for the instance's namespace, or (none mapped) the controller's own, unchecked.
+   * ServiceAccount for the instance (names.ts), or (none mapped) the controller's own, unchecked.
    */
   private actingAs(api: InstanceApi, identity: InstanceIdentity): { writer: RestClient; reads?: ReadScope } {
     const sa = instanceServiceAccount(api.compiled.rgd?.defaultServiceAccounts, identity.namespace);
@@ -151,8 +151,8 @@ export class InstanceReconciler {
     if (!this.deps.reads)
       throw new Error('internal: an RGD maps a ServiceAccount and no read access is wired');
     return {
-      writer: this.deps.client.withImpersonation(graphImpersonation(identity.namespace, sa)),
-      reads: this.deps.reads(identity.namespace, sa),
+      writer: this.deps.client.withImpersonation(graphImpersonation(sa.namespace, sa.name)),
+      reads: this.deps.reads(sa.namespace, sa.name),
     };
   }
 

@@ -208,7 +208,7 @@ export class InstanceServer {
         for (const o of inf.list()) {
           const ns = o.metadata.namespace ?? '';
           const sa = instanceServiceAccount(map, ns);
-          if (sa !== undefined && users.has(serviceAccountUser(ns, sa)))
+          if (sa !== undefined && users.has(serviceAccountUser(sa.namespace, sa.name)))
             this.queue.add(`${rgd}|${ns}/${o.metadata.name ?? ''}`);
         }
       }
