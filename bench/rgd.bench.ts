@@ -6,11 +6,13 @@
  * convergence and during a quiet steady-state window (from its /metrics), and the controller's RSS.
  *
  * Run: node --import tsx bench/rgd.bench.ts [--write] [--instances N] [--concurrency N] [--steady-seconds S]
+ *        [--profile] (a CPU profile of the controller's whole run, bench/.out/rgd-controller.cpuprofile,
+ *        for Chrome DevTools; the top functions are printed)
  * With --write the table replaces the `## RGD controller` section of bench/README.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
@@ -19,6 +21,7 @@ import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { type CpuProfile, topFunctions } from './profile.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const arg = (name: string, dflt: number): number => {
@@ -28,6 +31,8 @@ const arg = (name: string, dflt: number): number => {
 const INSTANCES = arg('--instances', 200);
 const CONCURRENCY = arg('--concurrency', 4);
 const STEADY_S = arg('--steady-seconds', 120);
+const PROFILE = process.argv.includes('--profile');
+const PROFILE_DIR = join(import.meta.dirname, '.out', 'rgd-profile');
 
 async function requests(port: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -58,6 +63,10 @@ kc.loadFromFile(plane.kubeconfig);
 const admin = new RestClient(kc);
 const ns = 'bench';
 let proc: ChildProcess | undefined;
+if (PROFILE) {
+  rmSync(PROFILE_DIR, { recursive: true, force: true });
+  mkdirSync(PROFILE_DIR, { recursive: true });
+}
 try {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await installRgdCrd(admin);
@@ -65,6 +74,7 @@ try {
   proc = spawn(
     process.execPath,
     [
+      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
       join(import.meta.dirname, '..', 'bin', 'kgraph.js'),
       'controller',
       '--kubeconfig',
@@ -184,7 +194,24 @@ try {
 } finally {
   proc?.kill('SIGTERM');
   if (proc) await once(proc, 'exit').catch(() => undefined);
+  if (PROFILE) printProfile();
   admin.close();
   await plane.stop();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The controller wrote its profile on exit (`--cpu-prof`): keep it under one name and print the top. */
+function printProfile(): void {
+  const file = readdirSync(PROFILE_DIR).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) {
+    process.stderr.write(`no CPU profile in ${PROFILE_DIR} (did the controller exit cleanly?)\n`);
+    return;
+  }
+  const out = join(import.meta.dirname, '.out', 'rgd-controller.cpuprofile');
+  renameSync(join(PROFILE_DIR, file), out);
+  rmSync(PROFILE_DIR, { recursive: true, force: true });
+  const profile = JSON.parse(readFileSync(out, 'utf8')) as CpuProfile;
+  process.stdout.write(
+    `\nCPU profile of the controller (${out}), self time, top 25:\n\n${topFunctions(profile, 25).join('\n')}\n`,
+  );
 }

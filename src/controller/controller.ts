@@ -30,7 +30,7 @@ import { controllerReads, type RbacWatch, type SharedReadAccess } from './rbacCh
 import type { ReadAccess } from './readAccess.ts';
 import { GraphReconciler, type ReconcileOutcome, serviceAccountNameOf } from './reconciler.ts';
 import type { Interest, WatchEventInfo } from './watches.ts';
-import { WatchSet } from './watches.ts';
+import { newsTo, WatchSet } from './watches.ts';
 
 export interface ControllerOptions {
   client: RestClient;
@@ -284,9 +284,7 @@ export class GraphController {
     if (outcome.kind === 'gone' || outcome.kind === 'deleted') this.setInterest(key, undefined);
     else {
       this.setInterest(key, outcome.interest);
-      const news = seen.events.find(
-        (e) => this.routes.owners(e).has(key) && this.watches.writerOf(e.obj) !== key,
-      );
+      const news = seen.events.find((e) => this.routes.owners(e).has(key) && newsTo(this.watches, key, e));
       if (news || seen.overflow) {
         this.enqueue(
           key,

@@ -2,7 +2,7 @@
  * Adds or removes the Graph finalizer with a merge patch preconditioned on the resourceVersion, so a
  * finalizer another controller adds at the same time is never lost; on a stale read it re-reads once.
  */
-import { isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
+import { applyToExisting, isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
 import { CONTROLLER_MANAGER, GRAPH_FINALIZER } from './names.ts';
 
 export async function setFinalizer(
@@ -37,4 +37,27 @@ export async function setFinalizer(
   }
   if (!current) return undefined;
   throw new Error(`could not ${present ? 'add' : 'remove'} the finalizer of Graph ${graph.metadata.name}`);
+}
+
+/**
+ * Adds the Graph finalizer by server-side apply of the finalizer alone (finalizers are a set: other
+ * controllers' entries stay), conditioned on the Graph's UID instead of its resourceVersion — so it can
+ * go out beside the write-ahead status (which moves the resourceVersion) in one round trip, and never
+ * recreates a Graph deleted since the cache copy. Undefined when the Graph is gone.
+ */
+export async function addFinalizer(client: RestClient, graph: KubeObject): Promise<KubeObject | undefined> {
+  return applyToExisting(
+    client,
+    {
+      apiVersion: graph.apiVersion,
+      kind: graph.kind,
+      metadata: {
+        name: graph.metadata.name,
+        ...(graph.metadata.namespace ? { namespace: graph.metadata.namespace } : {}),
+        finalizers: [GRAPH_FINALIZER],
+      },
+    },
+    graph.metadata.uid,
+    { fieldManager: CONTROLLER_MANAGER, force: true },
+  );
 }

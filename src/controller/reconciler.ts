@@ -28,7 +28,7 @@ import { literalIdentities } from './core/literalIdentities.ts';
 import { pruneRetired, releaseContributions } from './core/prune.ts';
 import { finalizeGraph } from './deletion.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from './engine.ts';
-import { setFinalizer } from './finalizer.ts';
+import { addFinalizer } from './finalizer.ts';
 import {
   CONTROLLER_MANAGER,
   GRAPH_FINALIZER,
@@ -89,6 +89,11 @@ export interface ReconcileOutcome {
 
 const WAIT_BASE_MS = 1_000;
 const WAIT_MAX_MS = 300_000;
+
+/** The finalizer write of this reconcile, sent at its start: resolves false when the Graph is gone. */
+interface Finalizing {
+  written: Promise<boolean>;
+}
 
 export class GraphReconciler {
   private readonly deps: ReconcilerDeps;
@@ -151,18 +156,26 @@ export class GraphReconciler {
       return r.kind === 'waiting' ? { ...r, requeueAfterMs: this.nextWait(uid) } : r;
     }
 
+    // The finalizer goes out now and is waited for only before the first child write (beside the
+    // write-ahead status, §22.1): compiling and evaluating overlap its round trip.
+    let finalizer: Finalizing | undefined;
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
-      const updated = await setFinalizer(this.deps.client, graph, true);
-      if (!updated) return { kind: 'gone', reason: 'NotFound', interest };
-      this.noteOwnWrite(updated, updated.metadata.resourceVersion);
-      graph = updated;
+      const written = addFinalizer(this.deps.client, graph).then((updated) => {
+        if (updated) this.noteOwnWrite(updated, updated.metadata.resourceVersion);
+        return updated !== undefined;
+      });
+      written.catch(() => undefined); // awaited below; a failure surfaces there
+      finalizer = { written };
     }
     const generation = graph.metadata.generation ?? 0;
     const outcome = await this.compile(graph);
     if (!outcome.accepted || !outcome.compiled) {
+      if (finalizer && !(await finalizer.written)) return { kind: 'gone', reason: 'NotFound', interest };
       return this.rejected(graph, prev, outcome, interest);
     }
-    return this.converge(graph, prev, outcome.compiled, generation, interest);
+    const r = await this.converge(graph, prev, outcome.compiled, generation, interest, finalizer);
+    if (finalizer && !(await finalizer.written)) return { kind: 'gone', reason: 'NotFound', interest };
+    return r;
   }
 
   // ------------------------------------------------------------------ compile
@@ -225,6 +238,7 @@ export class GraphReconciler {
     compiled: CompiledGraph,
     generation: number,
     interest: Interest,
+    finalizer: Finalizing | undefined,
   ): Promise<ReconcileOutcome> {
     const { watches } = this.deps;
     const namespace = graph.metadata.namespace ?? 'default';
@@ -288,17 +302,22 @@ export class GraphReconciler {
         }
         const knownC = new Set(working.contributions.map(contributionKey));
         const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
+        let wroteAhead: Promise<boolean> = Promise.resolve(true);
+        let next: GraphStatus | undefined;
         if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
-          const next: GraphStatus = {
+          next = {
             ...working,
             managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
             contributions: [...working.contributions, ...newContribs],
             appliedServiceAccount: saUser,
           };
-          // Superseded by a newer generation: never apply without the write-ahead record.
-          if (!(await this.writeStatus(graph, working, next))) return { proceed: false, superseded: true };
-          working = next;
+          wroteAhead = this.writeStatus(graph, working, next);
         }
+        // The finalizer and the write-ahead record, in one round trip, both before any child exists.
+        const [held, recorded] = await Promise.all([finalizer?.written ?? true, wroteAhead]);
+        // Gone, or superseded by a newer generation: never apply without the finalizer and the record.
+        if (!held || !recorded) return { proceed: false, superseded: true };
+        if (next) working = next;
         return { proceed: true };
       },
     });

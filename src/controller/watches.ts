@@ -31,6 +31,13 @@ export interface WatchEventInfo {
    * news to everyone else, not to the writer, whose reconcile already read the write's answer.
    */
   echoOf?: string;
+  /** The object was deleted: never anyone's echo, whatever version the cache last held. */
+  deleted?: true;
+}
+
+/** Whether an event seen while `owner`'s reconcile ran is news to it (not the echo of its own write). */
+export function newsTo(watches: Pick<WatchSet, 'writerOf'>, owner: string, e: WatchEventInfo): boolean {
+  return e.deleted === true || watches.writerOf(e.obj) !== owner;
 }
 
 export interface WatchSetOptions {
@@ -195,7 +202,7 @@ export class WatchSet {
         // A delete is never an echo: the informer hands over its last cached copy, which is exactly
         // the version our own last write left, so an out-of-band delete right after a write of ours
         // would otherwise look like that write's echo and never be repaired.
-        delete: (obj) => this.opts.onEvent({ apiVersion, kind, obj }),
+        delete: (obj) => this.opts.onEvent({ apiVersion, kind, obj, deleted: true }),
       });
       this.informers.set(key, inf);
       inf.start();

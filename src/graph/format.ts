@@ -132,8 +132,28 @@ export function formatTextReport(
       : `object/${o.name || '?'}`;
     out += `${o.accepted ? c.green('✓ accepted') : c.red('✗ rejected')} ${label} (${o.file})\n`;
   }
-  out += `\n${objects.filter((o) => o.accepted).length}/${objects.length} accepted, ${errors} error(s), ${warnings} warning(s)\n`;
+  // A file that could not be read or parsed (or a --crd file that is no CRD) is rejected as a file:
+  // what it holds was not validated, so it is neither an accepted nor a rejected object, and a file
+  // holding only a YAML syntax error would otherwise sum up as `0/0 accepted`.
+  const files = rejectedFiles(fileDiagnostics);
+  for (const file of files) out += `${c.red('✗ rejected')} file ${file}\n`;
+  const parts = [
+    ...(objects.length > 0 || files.length === 0
+      ? [`${objects.filter((o) => o.accepted).length}/${objects.length} accepted`]
+      : []),
+    ...(files.length > 0 ? [`${files.length} ${files.length === 1 ? 'file' : 'files'} rejected`] : []),
+    `${errors} error(s)`,
+    `${warnings} warning(s)`,
+  ];
+  out += `\n${parts.join(', ')}\n`;
   return out;
+}
+
+/** The files named by file-level errors, in the order of their first error. */
+function rejectedFiles(fileDiagnostics: readonly Diagnostic[]): string[] {
+  const files = new Set<string>();
+  for (const d of fileDiagnostics) if (d.severity === 'error' && d.location?.file) files.add(d.location.file);
+  return [...files];
 }
 
 /** The report's colours, from colorette (the library listr2's colours come from), switched by `on`. */

@@ -256,8 +256,8 @@ export interface CompiledRgd {
   raw: JsonValue;
   /**
    * `spec.defaultServiceAccounts` (a kgraph extension): instance namespace (or `*`) → name of the
-   * ServiceAccount in that namespace whose identity the instance reads and writes with. Absent: the
-   * controller's own identity, as kro.
+   * ServiceAccount in that namespace whose identity the instance reads and writes with; for a
+   * cluster-scoped RGD only `*` → `NAMESPACE/NAME`. Absent: the controller's own identity, as kro.
    */
   defaultServiceAccounts?: Record<string, string>;
 }

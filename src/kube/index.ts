@@ -12,6 +12,7 @@
  */
 
 export * from './access.ts';
+export * from './applyExisting.ts';
 export * from './backoff.ts';
 export * from './crdWatch.ts';
 export * from './discovery.ts';

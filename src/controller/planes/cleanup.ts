@@ -4,7 +4,7 @@
  * is reachable, release kgraph's finalizer from its instances (consumer children are the consumer's).
  */
 import type { Logger } from 'pino';
-import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { selectorFor } from './chain.ts';
 import { deleteChildren } from './children.ts';
@@ -81,7 +81,8 @@ export async function cleanupCluster(input: CleanupInput): Promise<void> {
     for (const inst of items) {
       if (!(inst.metadata.finalizers ?? []).includes(FINALIZER_INSTANCE)) continue;
       try {
-        await conn.client.apply(
+        await applyToExisting(
+          conn.client,
           {
             apiVersion: `${bp.group}/${bp.version}`,
             kind: bp.kind,
@@ -91,6 +92,7 @@ export async function cleanupCluster(input: CleanupInput): Promise<void> {
               finalizers: [],
             },
           } as KubeObject,
+          inst.metadata.uid,
           { fieldManager: CHILD_MANAGER, force: true },
         );
       } catch (e) {

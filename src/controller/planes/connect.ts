@@ -4,6 +4,7 @@
  * credentials have there (SelfSubjectReview). Failures are typed values with the condition reason.
  */
 
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import { isForbidden, isNotFound, type KubeObject, RestClient, selfSubjectReview } from '../../kube/index.ts';
 import { KubeConfig } from '../../kube/kubeconfig.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -30,6 +31,7 @@ export async function readKubeconfig(
   const key = ref?.key || 'kubeconfig';
   if (!name)
     return { ok: false, reason: 'KubeconfigInvalid', message: 'spec.kubeconfigSecretRef.name is empty' };
+  const secretName = kubectlNameIn({ apiVersion: 'v1', kind: 'Secret', namespace, name });
   let secret: KubeObject;
   try {
     secret = await management.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
@@ -37,9 +39,7 @@ export async function readKubeconfig(
     return {
       ok: false,
       reason: 'KubeconfigInvalid',
-      message: isNotFound(e)
-        ? `Secret ${namespace}/${name} does not exist`
-        : `read Secret ${namespace}/${name}: ${errorMessage(e)}`,
+      message: isNotFound(e) ? `${secretName} does not exist` : `read ${secretName}: ${errorMessage(e)}`,
     };
   }
   const data = (secret.data ?? {}) as Record<string, string>;
@@ -48,7 +48,7 @@ export async function readKubeconfig(
     return {
       ok: false,
       reason: 'KubeconfigInvalid',
-      message: `Secret ${namespace}/${name} has no key ${key}`,
+      message: `${secretName} has no key ${key}`,
     };
   return {
     ok: true,

@@ -8,49 +8,36 @@
  * registered kubeconfig, to the management cluster with the controller's identity (provider plane) and
  * to the host cluster with `--host-kubeconfig` (host plane; absent: host nodes fail closed).
  */
-import pino, { type Logger } from 'pino';
 import { Informer, isNotFound, type KubeObject, type RestClient, watchCRDs } from '../../kube/index.ts';
 import { matchesSelector, toLabelSelector } from '../../runtime/selector.ts';
 import { errorMessage } from '../core/errors.ts';
-import { GraphCompiler } from '../engine.ts';
 import { type Condition, condition } from '../status.ts';
 import { ClaimAccess } from './access.ts';
 import { ChildWatches } from './childWatches.ts';
 import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
 import { installPlaneCrds } from './crds.ts';
-import { InstanceReconciler } from './instance.ts';
+import type { InstanceReconciler } from './instance.ts';
 import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import {
-  BLUEPRINT_PLURAL,
   CONSUMER_KIND,
   CONSUMER_PLURAL,
-  DEFAULT_TIMINGS,
   FINALIZER_CLUSTER,
   FINALIZER_INSTANCE,
   KROP_API_VERSION,
-  type PlaneTimings,
   REGISTRAR_MANAGER,
 } from './names.ts';
 import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
-import { PlaneQueues } from './planeQueues.ts';
-import { BlueprintRegistrar } from './registrar.ts';
 import type { Connection, PublishedBlueprint } from './served.ts';
 import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
-import { type SweepAuthority, Sweeper } from './sweeper.ts';
+import type { SweepAuthority } from './sweeper.ts';
+import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from './wiring.ts';
 
-export interface PlanesControllerOptions {
+export interface PlanesControllerOptions extends PlanesCommonOptions {
   /** The management cluster (provider plane), with the controller's identity. */
   client: RestClient;
-  /** The host cluster; undefined: the host plane does not exist (host nodes fail closed, §5.4). */
-  host?: RestClient;
-  /** Where ConsumerCluster kubeconfig Secrets and liveness records live. */
+  /** Where ConsumerCluster kubeconfig Secrets and liveness records live (default kgraph-system). */
   namespace?: string;
-  timings?: Partial<PlaneTimings>;
-  installCrds?: boolean;
-  concurrency?: number;
-  log?: Logger;
-  now?: () => Date;
   /**
    * Who lets the liveness sweeper run (§13.4, leader only): `{ isLeader }` from the Lease, or
    * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: the
@@ -71,96 +58,40 @@ interface ClusterState {
   withdrawn?: boolean;
 }
 
-export class PlanesController {
+export class PlanesController extends PlanesParts<ClaimAccess> {
   readonly client: RestClient;
-  readonly host: RestClient | undefined;
-  readonly namespace: string;
-  readonly timings: PlaneTimings;
-  readonly log: Logger;
-  readonly registrar: BlueprintRegistrar;
-  readonly access: ClaimAccess;
-  readonly instances: InstanceReconciler;
-  readonly sweeper: Sweeper;
   /** §11.1: child and externalRef watches on every plane, requeueing instances. */
   readonly childWatches: ChildWatches;
   /** The planes series of `/metrics` (registry merged by `kgraph controller`). */
   readonly metrics: PlanesMetrics;
-  readonly queues = new PlaneQueues();
-  readonly blueprintQueue = this.queues.blueprints;
   readonly clusterQueue = this.queues.second;
-  readonly instanceQueue = this.queues.instances;
   /** `blueprint|cluster` → loop. */
   readonly loops = new Map<string, ServingLoop>();
   readonly clusters = new Map<string, ClusterState>();
   /** Serving loop starts per blueprint (the change-detected restart, §14.2). */
   readonly serveStarts = new Map<string, number>();
   private readonly opts: PlanesControllerOptions;
-  private blueprintInformer: Informer | undefined;
   private clusterInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
-  private started = false;
-  readonly startedAt: Date;
   /** Instance reconciles running now, per ConsumerCluster name (deregistration waits for them). */
   private readonly inflight = new Map<string, Set<Promise<unknown>>>();
   /** Instance reconciles by outcome (metrics). */
   private readonly reconciles = new Map<string, number>();
 
   constructor(opts: PlanesControllerOptions) {
+    super(opts.client, opts, {
+      logName: 'kgraph-planes',
+      access: (ttlMs) => new ClaimAccess(ttlMs),
+      sweepAuthority: opts.sweepAuthority ?? { none: true },
+    });
     this.opts = opts;
     this.client = opts.client;
-    this.host = opts.host;
-    this.namespace = opts.namespace ?? 'kgraph-system';
-    this.timings = { ...DEFAULT_TIMINGS, ...(opts.timings ?? {}) };
-    this.log = opts.log ?? pino({ name: 'kgraph-planes', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
-    this.access = new ClaimAccess(this.timings.ssarTtlMs);
-    const now = opts.now ?? (() => new Date());
-    this.startedAt = now();
-    this.registrar = new BlueprintRegistrar({
-      client: this.client,
-      compiler: new GraphCompiler(this.client),
-      blueprints: {
-        get: (n) => this.blueprintInformer?.get(undefined, n),
-        list: () => this.blueprintInformer?.list() ?? [],
-      },
-      hooks: {
-        published: async (bp, changed) => {
-          await this.onPublished(bp, changed);
-          return undefined;
-        },
-        unpublished: (name) => this.stopBlueprint(name),
-        withdraw: (name) => this.withdraw(name),
-      },
-      log: this.log,
-    });
-    this.instances = new InstanceReconciler({
-      provider: this.client,
-      host: this.host,
-      controllerNamespace: this.namespace,
-      access: this.access,
-      timings: this.timings,
-      log: this.log,
-      now,
-    });
     this.childWatches = new ChildWatches({
       provider: this.client,
       host: this.host,
       access: this.access,
       log: this.log,
       enqueue: (key) => this.instanceQueue.add(key),
-    });
-    this.sweeper = new Sweeper({
-      provider: this.client,
-      host: this.host,
-      namespace: this.namespace,
-      timings: this.timings,
-      log: this.log,
-      now,
-      startedAt: this.startedAt,
-      registeredClusterIDs: () => this.registeredClusterIDs(),
-      publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
-      connectionFor: (clusterID) => this.connectionFor(clusterID),
-      blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
-      authority: opts.sweepAuthority ?? { none: true },
     });
     this.metrics = new PlanesMetrics({
       requests: () => this.planeRequests(),
@@ -185,26 +116,7 @@ export class PlanesController {
         for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
       },
     });
-    this.blueprintInformer = new Informer(this.client, {
-      target: { apiVersion: KROP_API_VERSION, plural: BLUEPRINT_PLURAL },
-    });
-    this.blueprintInformer.addHandlers({
-      add: (o) => this.blueprintQueue.add(o.metadata.name ?? ''),
-      update: (o, n) => {
-        if (
-          o === n ||
-          o.metadata.generation !== n.metadata.generation ||
-          n.metadata.deletionTimestamp ||
-          !sameList(o.metadata.finalizers, n.metadata.finalizers) ||
-          !sameLabels(o, n)
-        )
-          this.blueprintQueue.add(n.metadata.name ?? '');
-      },
-      delete: (o) => {
-        this.blueprintQueue.add(o.metadata.name ?? '');
-        for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
-      },
-    });
+    this.blueprintInformer = watchBlueprints(this.client, this.blueprintQueue);
     this.clusterInformer = new Informer(this.client, {
       target: { apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL },
     });
@@ -228,17 +140,12 @@ export class PlanesController {
       this.clusterInformer.waitForSync(),
       this.crdInformer.waitForSync(),
     ]);
-    this.queues.run({
-      registrar: this.registrar,
-      timings: this.timings,
-      log: this.log,
-      secondName: 'cluster',
-      reconcileSecond: (name) => this.reconcileCluster(name),
-      reconcileInstance: (key) => this.reconcileInstance(key),
-      concurrency: this.opts.concurrency,
-    });
-    this.sweeper.start();
-    this.log.info({ host: this.host !== undefined, namespace: this.namespace }, 'planes controller started');
+    this.runParts(
+      'cluster',
+      (name) => this.reconcileCluster(name),
+      (key) => this.reconcileInstance(key),
+      'planes controller started',
+    );
   }
 
   ready(): boolean {
@@ -294,9 +201,14 @@ export class PlanesController {
 
   // ------------------------------------------------------------------ blueprints
 
-  private async onPublished(bp: PublishedBlueprint, changed: boolean): Promise<void> {
+  protected async published(bp: PublishedBlueprint, changed: boolean): Promise<undefined> {
     if (changed) await this.stopBlueprint(bp.name);
     for (const c of this.clusterInformer?.list() ?? []) this.clusterQueue.add(c.metadata.name ?? '');
+    return undefined;
+  }
+
+  protected unpublished(name: string): Promise<void> {
+    return this.stopBlueprint(name);
   }
 
   /** Stops every serving loop of a blueprint (in-flight instance reconciles finish on the old graph). */
@@ -315,7 +227,7 @@ export class PlanesController {
    * loops are taken out of the registry first: the release is an instance update, and a reconcile
    * that still found its loop would add the finalizer straight back.
    */
-  private async withdraw(name: string): Promise<void> {
+  protected async withdraw(name: string): Promise<void> {
     const loops = [...this.loops].filter(([, l]) => l.bp.name === name);
     for (const [k] of loops) this.loops.delete(k);
     for (const [, l] of loops) {
@@ -339,7 +251,7 @@ export class PlanesController {
 
   // ------------------------------------------------------------------ clusters
 
-  private registeredClusterIDs(): Set<string> {
+  protected registeredClusterIDs(): Set<string> {
     const out = new Set<string>();
     for (const c of this.clusterInformer?.list() ?? []) {
       if (c.metadata.deletionTimestamp) continue;
@@ -349,7 +261,7 @@ export class PlanesController {
     return out;
   }
 
-  private connectionFor(clusterID: string): {
+  protected connectionFor(clusterID: string): {
     conn?: Connection;
     reachable: boolean;
     verified: boolean;
@@ -693,8 +605,4 @@ export function selects(selector: unknown, labels: Record<string, string>): bool
 
 function sameList(a: string[] | undefined, b: string[] | undefined): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-}
-
-function sameLabels(a: KubeObject, b: KubeObject): boolean {
-  return JSON.stringify(a.metadata.labels ?? {}) === JSON.stringify(b.metadata.labels ?? {});
 }

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Plane } from '../../graph/model.ts';
-import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { applyToExisting, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ClaimChecker } from './access.ts';
 import { type ChainContext, childSelector, decorate } from './chain.ts';
@@ -307,10 +307,14 @@ export class InstanceReconciler {
       ...(inst.metadata.namespace ? { namespace: inst.metadata.namespace } : {}),
     };
     try {
-      const res = await conn.client.apply(
+      // Never a creation: a consumer's instance deleted since the cache copy is not brought back.
+      const res = await applyToExisting(
+        conn.client,
         { apiVersion: target.apiVersion, kind: bp.kind, metadata } as KubeObject,
+        inst.metadata.uid,
         { fieldManager: CHILD_MANAGER, force: true },
       );
+      if (!res) return;
       const left = res.metadata.finalizers ?? [];
       if (!present && left.includes(FINALIZER_INSTANCE)) {
         // Our apply did not own the entry (another manager lists it too, or — kcp's virtual workspace —

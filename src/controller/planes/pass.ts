@@ -10,6 +10,7 @@
  * is missing (host without `--host-kubeconfig`) or a consumer claim that is not accepted blocks the node:
  * nothing is sent for it, dependents pend, independent nodes continue (§6.1), the pass is incomplete.
  */
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import type { CompiledGraph, CompiledNode, Plane } from '../../graph/model.ts';
 import { isApiError, isForbidden, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { evaluate } from '../../runtime/engine.ts';
@@ -406,7 +407,7 @@ async function applyChild(
     }
     throw new PassError(
       'ApplyFailed',
-      `apply ${d.id.kind} ${d.id.namespace ? `${d.id.namespace}/` : ''}${d.id.name} on the ${plane} plane: ${errorMessage(e)}`,
+      `apply ${kubectlNameIn(d.id)} on the ${plane} plane: ${errorMessage(e)}`,
     );
   }
 }

@@ -8,9 +8,10 @@
  *   blueprint wins) → generated roles → registry, then (changed) restart serving → status Published.
  */
 import type { Logger } from 'pino';
+import { kubectlName } from '../../diag/objectName.ts';
 import type { CompiledGraph, ValueNode } from '../../graph/model.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
-import { isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { applyToExisting, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { crdNames, generateCrd } from '../../schema/crd/generate.ts';
 import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
 import type { GraphCompiler } from '../engine.ts';
@@ -224,7 +225,7 @@ export class BlueprintRegistrar {
       return this.fail(
         bp,
         'ExportConflict',
-        `ResourceGraphDefinition ${rival.metadata.name} already produces ${exportName}`,
+        `${kubectlName({ apiVersion: KROP_API_VERSION, kind: BLUEPRINT_KIND, name: rival.metadata.name ?? '' })} already produces ${exportName}`,
       );
     }
 
@@ -337,18 +338,17 @@ export class BlueprintRegistrar {
   }
 
   private async setFinalizer(bp: KubeObject, present: boolean): Promise<void> {
-    try {
-      await this.deps.client.apply(
-        {
-          apiVersion: KROP_API_VERSION,
-          kind: BLUEPRINT_KIND,
-          metadata: { name: bp.metadata.name, finalizers: present ? [FINALIZER_BLUEPRINT] : [] },
-        } as KubeObject,
-        { fieldManager: REGISTRAR_MANAGER, force: true },
-      );
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    // Never a creation: a blueprint deleted since the cache copy is not brought back.
+    await applyToExisting(
+      this.deps.client,
+      {
+        apiVersion: KROP_API_VERSION,
+        kind: BLUEPRINT_KIND,
+        metadata: { name: bp.metadata.name, finalizers: present ? [FINALIZER_BLUEPRINT] : [] },
+      } as KubeObject,
+      bp.metadata.uid,
+      { fieldManager: REGISTRAR_MANAGER, force: true },
+    );
   }
 }
 

@@ -140,7 +140,8 @@ export function rgdCrd(): KubeObject {
                     schema: schemaSection(),
                     resources: { type: 'array', items: resourceSchema() },
                     // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
-                    // the ServiceAccount (in that namespace) the instance reads and writes as.
+                    // the ServiceAccount (in that namespace; NAMESPACE/NAME for a cluster-scoped RGD)
+                    // the instance reads and writes as.
                     defaultServiceAccounts: {
                       type: 'object',
                       additionalProperties: { type: 'string' },

@@ -8,7 +8,7 @@
  *   pending node rendered earlier) → shrink the inventory → status.
  *
  * Whose identity (docs/rgd.md, "Trust model"): without `spec.defaultServiceAccounts` on the RGD, the
- * controller's own, as kro. With it, the ServiceAccount it maps the instance's namespace to: children are
+ * controller's own, as kro. With it, the ServiceAccount it maps the instance to (names.ts): children are
  * applied, pruned and deleted impersonating it (as a Graph's children are), and every cached object the
  * evaluation reads (externalRefs, observed children) is handed over only if that ServiceAccount may read
  * it (readAccess.ts); a refused read writes nothing and reports `ResourcesReady=False`, `ReadForbidden`.
@@ -19,7 +19,7 @@
  */
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
-import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import type { Applier } from '../core/apply.ts';
@@ -77,6 +77,11 @@ export interface InstanceApi {
   namespaced: boolean;
 }
 
+/** The work-queue key of an instance: `<rgd>|<namespace>/<name>` (namespace empty when cluster-scoped). */
+export function instanceKey(rgdName: string, namespace: string, name: string): string {
+  return `${rgdName}|${namespace}/${name}`;
+}
+
 export interface InstanceLister {
   get(api: InstanceApi, namespace: string, name: string): KubeObject | undefined;
 }
@@ -97,6 +102,8 @@ export interface InstanceReconcilerDeps {
 
 /** Instances waiting for data or readiness are looked at again after this long (§25). */
 const WAIT_MS = 3_000;
+/** Versions of an instance our own writes produced that are still recognised as echoes. */
+const OWN_VERSIONS = 8;
 /** A deletion wave waiting for its objects to go (their events usually come first). */
 const WAVE_WAIT_MS = 1_000;
 /** A refused read is retried with backoff up to this; a grant (the RBAC watch) requeues at once. */
@@ -104,8 +111,12 @@ const FORBIDDEN_MAX_MS = 300_000;
 
 export class InstanceReconciler {
   private readonly deps: InstanceReconcilerDeps;
-  /** resourceVersion and status we wrote last, per instance UID (our own echoes change nothing). */
-  private readonly lastWrite = new Map<string, { rv: number; status?: InstanceStatus }>();
+  /**
+   * Per instance UID: the resourceVersion and status of our last write, and the versions our recent
+   * writes (parent metadata, status) produced — an echo of any of them changes nothing, also when it
+   * arrives after the next write's answer.
+   */
+  private readonly lastWrite = new Map<string, { rv: number; rvs: number[]; status?: InstanceStatus }>();
   private readonly waits = new WaitBackoff(WAIT_MS, WAIT_MS);
   private readonly forbiddenWaits = new WaitBackoff(WAIT_MS, FORBIDDEN_MAX_MS);
 
@@ -119,8 +130,9 @@ export class InstanceReconciler {
 
   /** True when `obj` is the echo of our own last write on it. */
   isOwnEcho(obj: KubeObject): boolean {
-    const last = this.lastWrite.get(obj.metadata.uid ?? '');
-    return last !== undefined && last.rv === Number(obj.metadata.resourceVersion);
+    return (
+      this.lastWrite.get(obj.metadata.uid ?? '')?.rvs.includes(Number(obj.metadata.resourceVersion)) === true
+    );
   }
 
   forget(uid: string): void {
@@ -131,7 +143,7 @@ export class InstanceReconciler {
 
   /**
    * Whose identity an instance's children are written and its reads checked with: the RGD's
-   * ServiceAccount for the instance's namespace, or (none mapped) the controller's own, unchecked.
+   * ServiceAccount for the instance (names.ts), or (none mapped) the controller's own, unchecked.
    */
   private actingAs(api: InstanceApi, identity: InstanceIdentity): { writer: RestClient; reads?: ReadScope } {
     const sa = instanceServiceAccount(api.compiled.rgd?.defaultServiceAccounts, identity.namespace);
@@ -139,8 +151,8 @@ export class InstanceReconciler {
     if (!this.deps.reads)
       throw new Error('internal: an RGD maps a ServiceAccount and no read access is wired');
     return {
-      writer: this.deps.client.withImpersonation(graphImpersonation(identity.namespace, sa)),
-      reads: this.deps.reads(identity.namespace, sa),
+      writer: this.deps.client.withImpersonation(graphImpersonation(sa.namespace, sa.name)),
+      reads: this.deps.reads(sa.namespace, sa.name),
     };
   }
 
@@ -157,9 +169,14 @@ export class InstanceReconciler {
       writer: acting.writer,
       watches: this.deps.watches,
       concurrency: this.deps.applyConcurrency ?? 20,
+      // The children's watch events of these writes are this instance's echoes, not news to it.
+      owner: instanceKey(api.rgdName, namespace, name),
     };
-    let parent = await this.ensureParent(api, inst, identity, readInventory(inst.metadata.annotations), true);
-    if (!parent) return { kind: 'gone', reason: 'NotFound', interest };
+    // The parent metadata (labels, finalizer, ApplySet inventory) is written once, by the first pass that
+    // applies, with that pass's union (§22.2 step 2) — not once before evaluating and again with the union.
+    let parent: KubeObject = inst;
+    let parentWritten = false;
+    let vanished = false;
     const ns = identity.namespace || 'default';
     const passes = await convergePasses({
       watches: this.deps.watches,
@@ -185,7 +202,7 @@ export class InstanceReconciler {
       },
       beforeApply: async (desired): Promise<BeforeApply> => {
         // Record every GroupKind and namespace about to be written before writing it (§22.2 step 2).
-        const recorded = readInventory(parent?.metadata.annotations);
+        const recorded = readInventory(parent.metadata.annotations);
         const union = unionInventory(
           recorded,
           inventoryOf(
@@ -195,12 +212,29 @@ export class InstanceReconciler {
         );
         for (const d of desired)
           this.deps.versions.remember(groupKindOf(d.id.apiVersion, d.id.kind), d.id.apiVersion);
-        const next = await this.ensureParent(api, parent ?? inst, identity, union, true);
-        if (!next) return { proceed: false, error: 'the instance disappeared' };
+        const next = await this.ensureParent(api, parent, identity, union, true);
+        if (!next) {
+          vanished = true;
+          return { proceed: false, error: 'the instance disappeared' };
+        }
         parent = next;
+        parentWritten = true;
         return { proceed: true };
       },
     });
+    if (vanished) return { kind: 'gone', reason: 'NotFound', interest };
+    if (!parentWritten) {
+      // No pass applied (all pending, an error, a refused read): the labels and finalizer still go on.
+      const next = await this.ensureParent(
+        api,
+        parent,
+        identity,
+        readInventory(parent.metadata.annotations),
+        true,
+      );
+      if (!next) return { kind: 'gone', reason: 'NotFound', interest };
+      parent = next;
+    }
     const { result, state, desired } = passes;
 
     // Prune (§22.2 steps 4–5): only after a clean apply (a refused read applied nothing: keep all).
@@ -373,7 +407,12 @@ export class InstanceReconciler {
       },
       { fieldManager: CONTROLLER_MANAGER, force: true },
     );
-    this.lastWrite.set(uid, { rv: Number(res.metadata.resourceVersion), status });
+    this.noteWrite(uid, Number(res.metadata.resourceVersion), status);
+  }
+
+  private noteWrite(uid: string, rv: number, status: InstanceStatus | undefined): void {
+    const rvs = [...(this.lastWrite.get(uid)?.rvs ?? []), rv].slice(-OWN_VERSIONS);
+    this.lastWrite.set(uid, status ? { rv, rvs, status } : { rv, rvs });
   }
 
   // ------------------------------------------------------------------ parent
@@ -398,18 +437,15 @@ export class InstanceReconciler {
     if (inst.metadata.namespace) metadata.namespace = inst.metadata.namespace;
     const desired = { apiVersion: `${api.group}/${api.version}`, kind: api.kind, metadata };
     if (appliedFieldsAgree(desired, inst as unknown as Record<string, unknown>, PARENT_MANAGER)) return inst;
-    try {
-      const res = await this.deps.client.apply(desired as unknown as KubeObject, {
-        fieldManager: PARENT_MANAGER,
-        force: true,
-      });
-      const uid = res.metadata.uid ?? '';
-      this.lastWrite.set(uid, { ...this.lastWrite.get(uid), rv: Number(res.metadata.resourceVersion) });
-      return res;
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    // Never a creation: an instance deleted since the cache copy was taken is not brought back.
+    const res = await applyToExisting(this.deps.client, desired as unknown as KubeObject, inst.metadata.uid, {
+      fieldManager: PARENT_MANAGER,
+      force: true,
+    });
+    if (!res) return undefined;
+    const uid = res.metadata.uid ?? '';
+    this.noteWrite(uid, Number(res.metadata.resourceVersion), this.lastWrite.get(uid)?.status);
+    return res;
   }
 
   // ------------------------------------------------------------------ deletion
@@ -550,10 +586,6 @@ function keepSet(
     if (node !== undefined && pending.has(node)) keep.add(c.uid);
   }
   return keep;
-}
-
-function isNotFound(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 404;
 }
 
 function jsonSame(a: InstanceStatus, b: InstanceStatus): boolean {

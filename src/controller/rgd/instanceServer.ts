@@ -12,15 +12,30 @@ import type { ControllerMetrics } from '../metrics.ts';
 import { serviceAccountUser } from '../names.ts';
 import type { ReadScope } from '../readAccess.ts';
 import type { ReconcileOutcome } from '../reconciler.ts';
-import type { WatchSet } from '../watches.ts';
+import { newsTo, type WatchEventInfo, type WatchSet } from '../watches.ts';
 import type { GroupKindVersions } from './children.ts';
-import { type InstanceApi, InstanceReconciler } from './instanceReconciler.ts';
+import { type InstanceApi, InstanceReconciler, instanceKey } from './instanceReconciler.ts';
 import { instanceServiceAccount } from './names.ts';
 
 interface Served {
   api: InstanceApi;
   informers: Informer[];
 }
+
+/**
+ * What happened to an instance while its reconcile ran: child events and updates of the instance
+ * itself. Most are the echoes of the reconcile's own writes, whose answers may not be read yet when
+ * the event comes; they are judged when the reconcile ends, so an echo never costs another reconcile
+ * and real news always gets one.
+ */
+interface InFlight {
+  events: WatchEventInfo[];
+  overflow: boolean;
+  updates: KubeObject[];
+}
+
+/** Events kept per running reconcile; past that, the instance is simply reconciled again. */
+const MAX_INFLIGHT_EVENTS = 1000;
 
 export interface InstanceServerOptions {
   client: RestClient;
@@ -43,6 +58,7 @@ export class InstanceServer {
   private readonly reconciler: InstanceReconciler;
   private readonly served = new Map<string, Served>();
   private readonly routes = new InterestRoutes();
+  private readonly inflight = new Map<string, InFlight>();
   private running: Promise<void> | undefined;
 
   constructor(opts: InstanceServerOptions) {
@@ -80,8 +96,16 @@ export class InstanceServer {
   }
 
   /** Routes a child's watch event to the instances that read it. */
-  routeEvent(e: Parameters<InterestRoutes['owners']>[0]): void {
-    for (const k of this.routes.owners(e)) this.queue.add(k);
+  routeEvent(e: WatchEventInfo): void {
+    for (const [key, seen] of this.inflight) {
+      if (e.echoOf === key) continue;
+      if (seen.events.length < MAX_INFLIGHT_EVENTS) seen.events.push(e);
+      else seen.overflow = true;
+    }
+    for (const k of this.routes.owners(e)) {
+      // A running reconcile decides at its end (its interest may change); an echo is no news.
+      if (k !== e.echoOf && !this.inflight.has(k)) this.queue.add(k);
+    }
   }
 
   /** The RGD serving a group/kind, if any. */
@@ -127,11 +151,23 @@ export class InstanceServer {
         resyncMs: this.opts.resyncMs,
         onError: (e) => this.opts.log.debug({ err: String(e), kind: api.kind }, 'instance watch error'),
       });
-      const enqueue = (o: KubeObject): void =>
-        this.queue.add(`${rgdName}|${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`);
+      const keyOf = (o: KubeObject): string =>
+        instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? '');
+      const enqueue = (o: KubeObject): void => this.queue.add(keyOf(o));
       inf.addHandlers({
         add: enqueue,
         update: (o, n) => {
+          const running = this.inflight.get(keyOf(n));
+          if (
+            running &&
+            o !== n &&
+            o.metadata.generation === n.metadata.generation &&
+            !n.metadata.deletionTimestamp
+          ) {
+            // Likely the echo of a write of the running reconcile: decided when it ends.
+            running.updates.push(n);
+            return;
+          }
           // The echo of our own write (status, parent metadata) changes nothing we act on.
           const echo =
             o.metadata.generation === n.metadata.generation &&
@@ -172,7 +208,7 @@ export class InstanceServer {
         for (const o of inf.list()) {
           const ns = o.metadata.namespace ?? '';
           const sa = instanceServiceAccount(map, ns);
-          if (sa !== undefined && users.has(serviceAccountUser(ns, sa)))
+          if (sa !== undefined && users.has(serviceAccountUser(sa.namespace, sa.name)))
             this.queue.add(`${rgd}|${ns}/${o.metadata.name ?? ''}`);
         }
       }
@@ -212,18 +248,28 @@ export class InstanceServer {
     const s = this.served.get(rgdName);
     if (!s) return undefined; // no longer served
     const started = process.hrtime.bigint();
+    const seen: InFlight = { events: [], overflow: false, updates: [] };
+    this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
     try {
       outcome = await this.reconciler.reconcile(s.api, ns, name);
     } catch (e) {
+      this.inflight.delete(key);
+      if (seen.updates.some((u) => !this.reconciler.isOwnEcho(u))) this.queue.add(key);
       this.opts.metrics?.()?.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
       throw e;
     }
+    this.inflight.delete(key);
     this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
-    this.routes.set(
-      key,
-      outcome.kind === 'gone' || outcome.kind === 'deleted' ? undefined : outcome.interest,
-    );
+    const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
+    this.routes.set(key, ended ? undefined : outcome.interest);
+    if (!ended) {
+      const news =
+        seen.overflow ||
+        seen.updates.some((u) => !this.reconciler.isOwnEcho(u)) ||
+        seen.events.some((e) => this.routes.owners(e).has(key) && newsTo(this.opts.watches, key, e));
+      if (news) this.queue.add(key);
+    }
     this.opts.log.debug(
       { instance: key, result: outcome.kind, reason: outcome.reason },
       'instance reconciled',

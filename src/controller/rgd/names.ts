@@ -66,14 +66,24 @@ export function isSuspended(annotations: Record<string, string> | undefined): bo
 export const PARENT_MANAGER = 'kro.run/applyset-parent';
 
 /**
- * The ServiceAccount (in the instance's namespace) an instance reads and writes as, from the RGD's
- * `spec.defaultServiceAccounts` (docs/rgd.md, "Trust model"): the entry for the namespace, else `*`.
- * Undefined — the RGD has no such map, or it maps neither — means the controller's own identity, as kro.
+ * The ServiceAccount an instance reads and writes as, from the RGD's `spec.defaultServiceAccounts`
+ * (docs/rgd.md, "Trust model"): for an instance in a namespace, the entry for that namespace, else `*`,
+ * a ServiceAccount of that namespace; for a cluster-scoped instance (`namespace` ''), the `*` entry,
+ * `NAMESPACE/NAME` (the compiler allows nothing else there). Undefined — the RGD has no such map, or it
+ * maps neither — means the controller's own identity, as kro.
  */
 export function instanceServiceAccount(
   defaultServiceAccounts: Readonly<Record<string, string>> | undefined,
   namespace: string,
-): string | undefined {
-  if (!defaultServiceAccounts || namespace === '') return undefined;
-  return defaultServiceAccounts[namespace] ?? defaultServiceAccounts['*'];
+): { namespace: string; name: string } | undefined {
+  if (!defaultServiceAccounts) return undefined;
+  if (namespace === '') {
+    const ref = defaultServiceAccounts['*'] ?? '';
+    const slash = ref.indexOf('/');
+    return slash > 0 && slash < ref.length - 1
+      ? { namespace: ref.slice(0, slash), name: ref.slice(slash + 1) }
+      : undefined;
+  }
+  const name = defaultServiceAccounts[namespace] ?? defaultServiceAccounts['*'];
+  return name === undefined ? undefined : { namespace, name };
 }

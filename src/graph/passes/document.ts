@@ -45,8 +45,11 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 /**
  * RGD `spec.defaultServiceAccounts` (kgraph's extension, in the shape early kro releases had): a map from
  * an instance namespace (or `*`, every other namespace) to the name of a ServiceAccount in that
- * namespace, whose identity the instance's reads and child writes use. Returns the map when it is valid
- * (undefined when absent or invalid; each fault is a located error).
+ * namespace, whose identity the instance's reads and child writes use. A cluster-scoped RGD's instances
+ * have no namespace, so there the map is `"*": NAMESPACE/NAME` alone: one ServiceAccount, in the
+ * namespace the RGD author names, for every instance (docs/rgd.md, "Trust model"). A namespaced RGD may
+ * not name another namespace's ServiceAccount: its instance authors would act as it. Returns the map
+ * when it is valid (undefined when absent or invalid; each fault is a located error).
  */
 export function compileDefaultServiceAccounts(
   s: CompilerState,
@@ -64,18 +67,19 @@ export function compileDefaultServiceAccounts(
     );
     return undefined;
   }
-  if (clusterScoped) {
-    s.ctx.error(
-      GraphCode.InvalidShape,
-      "spec.defaultServiceAccounts names ServiceAccounts in the instance's namespace; the instances of a cluster-scoped RGD have none",
-      { segs, at: { pos: entry.keyPos } },
-    );
-    return undefined;
-  }
   const out: Record<string, string> = {};
   let ok = true;
   for (const e of entry.value.entries) {
-    if (e.key !== '*' && (e.key.length > 63 || !DNS_LABEL.test(e.key))) {
+    if (clusterScoped && e.key !== '*') {
+      ok = false;
+      s.ctx.error(
+        GraphCode.InvalidShape,
+        `spec.defaultServiceAccounts key ${JSON.stringify(e.key)}: the instances of a cluster-scoped RGD have no namespace to look up; map "*" to NAMESPACE/NAME, the one ServiceAccount they all run as`,
+        { segs: [...segs, e.key], at: { pos: e.keyPos } },
+      );
+      continue;
+    }
+    if (e.key !== '*' && !isNamespaceName(e.key)) {
       ok = false;
       s.ctx.error(
         GraphCode.InvalidShape,
@@ -85,18 +89,38 @@ export function compileDefaultServiceAccounts(
       continue;
     }
     const v = e.value;
-    const name = v.t === 'scalar' && typeof v.value === 'string' ? v.value : undefined;
-    if (name === undefined || name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    const value = v.t === 'scalar' && typeof v.value === 'string' ? v.value : undefined;
+    const problem = serviceAccountProblem(value ?? '', clusterScoped);
+    if (value === undefined || problem !== undefined) {
       ok = false;
       const shown = v.t === 'scalar' ? JSON.stringify(v.value) : `a ${v.t === 'map' ? 'map' : 'list'}`;
       s.ctx.error(
         GraphCode.InvalidServiceAccountName,
-        `spec.defaultServiceAccounts[${JSON.stringify(e.key)}] ${shown} must be a ServiceAccount name (a DNS-1123 subdomain of at most 253 characters)`,
+        `spec.defaultServiceAccounts[${JSON.stringify(e.key)}] ${shown} ${problem}`,
         { segs: [...segs, e.key], at: { pos: v.pos } },
       );
       continue;
     }
-    out[e.key] = name;
+    out[e.key] = value;
   }
   return ok && Object.keys(out).length > 0 ? out : undefined;
+}
+
+const isNamespaceName = (s: string): boolean => s.length <= 63 && DNS_LABEL.test(s);
+const isServiceAccountName = (s: string): boolean => s.length <= 253 && DNS_SUBDOMAIN.test(s);
+
+/** What is wrong with a `defaultServiceAccounts` value (undefined: nothing). */
+function serviceAccountProblem(value: string, clusterScoped: boolean): string | undefined {
+  const slash = value.indexOf('/');
+  if (clusterScoped) {
+    const ns = value.slice(0, slash);
+    const name = value.slice(slash + 1);
+    return slash >= 0 && isNamespaceName(ns) && isServiceAccountName(name)
+      ? undefined
+      : 'must be NAMESPACE/NAME, a namespace and the name of a ServiceAccount in it: the instances of a cluster-scoped RGD have no namespace of their own';
+  }
+  if (isServiceAccountName(value)) return undefined;
+  return slash >= 0
+    ? "must be the name of a ServiceAccount in the instance's namespace, not NAMESPACE/NAME: a namespaced RGD's instances may not run as another namespace's ServiceAccount"
+    : 'must be a ServiceAccount name (a DNS-1123 subdomain of at most 253 characters)';
 }

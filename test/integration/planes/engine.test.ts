@@ -302,7 +302,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     });
     assert.match(
       cond(copy, 'Ready')?.message ?? '',
-      /demo already produces demoes\.krop\.opendefense\.cloud/,
+      /^resourcegraphdefinition\.krop\.opendefense\.cloud\/demo already produces demoes\.krop\.opendefense\.cloud/,
     );
     assert.equal(cond(await p.management.admin.get(BP('demo')), 'Ready')?.reason, 'Published');
     await apply(

@@ -175,7 +175,7 @@ describe('planes: the instance finalizer and liveness records', () => {
     );
     assert.match(
       cond(failing, 'Ready')?.message ?? '',
-      /apply ConfigMap ns-a\/r-c on the consumer plane.*refused by policy/,
+      /apply configmap\/r-c -n ns-a on the consumer plane.*refused by policy/,
     );
     assert.equal((failing.status as { state?: string }).state, 'ERROR');
     const uid = failing.metadata.uid ?? '';

@@ -144,7 +144,7 @@ describe('planes: the controller under its least-privilege roles', () => {
     );
     assert.match(
       cond(inst, 'Ready')?.message ?? '',
-      /(read token|apply Secret default\/\S+) on the provider plane: .*forbidden.*system:serviceaccount:kgraph-system:kgraph-controller/i,
+      /(read token|apply secret\/\S+ -n default) on the provider plane: .*forbidden.*system:serviceaccount:kgraph-system:kgraph-controller/i,
     );
     assert.equal(
       await getObj(

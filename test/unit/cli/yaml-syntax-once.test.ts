@@ -29,7 +29,7 @@ describe('YAML syntax errors: one report, at the cause', () => {
     assert.deepEqual(diagnosticLines(r.stdout), [
       '<stdin>:7:1 - error KG2001: YAML: Tabs are not allowed as indentation',
     ]);
-    assert.match(r.stdout, /0 accepted, 1 error\(s\)/);
+    assert.match(r.stdout, /\n1 file rejected, 1 error\(s\), 0 warning\(s\)\n$/);
   });
 
   it('an unclosed double quote: one error at the opening quote, not at the end of the file', () => {

@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} syntax
 /**
  * RGD `spec.defaultServiceAccounts` (docs/rgd.md, "Trust model"): compiled into `rgd.defaultServiceAccounts`,
- * a bad value is a located diagnostic, and the namespace lookup (entry, then `*`, else the controller).
+ * a bad value is a located diagnostic, and the namespace lookup (entry, then `*`, else the controller); a
+ * cluster-scoped RGD maps `*` alone, to NAMESPACE/NAME.
  * The full diagnostic lists are fixtures (test/fixtures/graph/{valid,invalid}/rgd-default-service-accounts*.yaml).
  */
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { type CompileResult, compileYaml } from '../../../src/graph/index.ts';
 import { typecheckGraph } from '../../../src/graph/typecheck.ts';
 import { offlineResolver } from './support.ts';
 
-function compile(sas: string): CompileResult {
+function compile(sas: string, clusterScoped = false): CompileResult {
   const text = `apiVersion: kro.run/v1alpha1
 kind: ResourceGraphDefinition
 metadata: {name: sas}
@@ -19,12 +20,12 @@ spec:
   defaultServiceAccounts: ${sas}
   schema:
     apiVersion: v1alpha1
-    kind: Sas
+    kind: Sas${clusterScoped ? '\n    scope: Cluster' : ''}
     spec:
       name: string
   resources:
     - id: cm
-      template: {apiVersion: v1, kind: ConfigMap, metadata: {name: "\${schema.spec.name}"}}
+      template: {apiVersion: v1, kind: ConfigMap, metadata: {name: "\${schema.spec.name}"${clusterScoped ? ', namespace: default' : ''}}}
 `;
   const results = compileYaml('rgd.yaml', text, { resolver: offlineResolver(), typecheck: typecheckGraph });
   assert.equal(results.length, 1);
@@ -59,12 +60,47 @@ describe('RGD spec.defaultServiceAccounts', () => {
     assert.equal(r.graph?.rgd?.defaultServiceAccounts, undefined);
   });
 
-  test('the lookup: the namespace entry, else "*", else none', () => {
+  test('cluster-scoped: "*" to NAMESPACE/NAME is compiled; any other key, or a bare name, is refused saying why', () => {
+    const ok = compile('{"*": kgraph-system/instances}', true);
+    assert.deepEqual(ok.diagnostics, []);
+    assert.deepEqual(ok.graph?.rgd?.defaultServiceAccounts, { '*': 'kgraph-system/instances' });
+    const bad = compile('{team-a: team-a/reader, "*": reader}', true);
+    assert.deepEqual(
+      bad.diagnostics.map((d) => [d.code, d.path, d.message]),
+      [
+        [
+          'KG2005',
+          'spec.defaultServiceAccounts.team-a',
+          'spec.defaultServiceAccounts key "team-a": the instances of a cluster-scoped RGD have no namespace to look up; map "*" to NAMESPACE/NAME, the one ServiceAccount they all run as',
+        ],
+        [
+          'KG2008',
+          'spec.defaultServiceAccounts["*"]',
+          'spec.defaultServiceAccounts["*"] "reader" must be NAMESPACE/NAME, a namespace and the name of a ServiceAccount in it: the instances of a cluster-scoped RGD have no namespace of their own',
+        ],
+      ],
+    );
+    assert.equal(bad.graph?.rgd?.defaultServiceAccounts, undefined);
+  });
+
+  test("namespaced: another namespace's ServiceAccount (NAMESPACE/NAME) is refused saying why", () => {
+    const r = compile('{"*": kgraph-system/instances}');
+    assert.equal(r.diagnostics.length, 1);
+    assert.equal(r.diagnostics[0]!.code, 'KG2008');
+    assert.match(r.diagnostics[0]!.message, /may not run as another namespace's ServiceAccount/);
+    assert.equal(r.graph?.rgd?.defaultServiceAccounts, undefined);
+  });
+
+  test('the lookup: the namespace entry, else "*", else none; cluster-scoped: the "*" NAMESPACE/NAME', () => {
     const map = { 'team-a': 'reader', '*': 'writer' };
-    assert.equal(instanceServiceAccount(map, 'team-a'), 'reader');
-    assert.equal(instanceServiceAccount(map, 'team-b'), 'writer');
+    assert.deepEqual(instanceServiceAccount(map, 'team-a'), { namespace: 'team-a', name: 'reader' });
+    assert.deepEqual(instanceServiceAccount(map, 'team-b'), { namespace: 'team-b', name: 'writer' });
     assert.equal(instanceServiceAccount({ 'team-a': 'reader' }, 'team-b'), undefined);
     assert.equal(instanceServiceAccount(undefined, 'team-a'), undefined);
-    assert.equal(instanceServiceAccount(map, ''), undefined, 'cluster-scoped: none');
+    assert.equal(instanceServiceAccount(map, ''), undefined, 'cluster-scoped, no NAMESPACE/NAME: none');
+    assert.deepEqual(instanceServiceAccount({ '*': 'kgraph-system/instances' }, ''), {
+      namespace: 'kgraph-system',
+      name: 'instances',
+    });
   });
 });

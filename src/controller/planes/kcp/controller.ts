@@ -10,43 +10,27 @@
  * Queues: blueprint names (registrar), blueprint names again for serving (waits for the endpoint slice's
  * URL: kcp publishes it once a first consumer binds), and instance keys `blueprint|cluster|namespace|name`.
  */
-import pino, { type Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, watchCRDs } from '../../../kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2, exportEndpointURLs } from '../../../kube/kcp.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { waitForCrd } from '../../crd.ts';
-import { GraphCompiler } from '../../engine.ts';
 import { blueprintCrd } from '../crds.ts';
-import { InstanceReconciler } from '../instance.ts';
-import {
-  BLUEPRINT_PLURAL,
-  DEFAULT_TIMINGS,
-  FINALIZER_INSTANCE,
-  KROP_API_VERSION,
-  type PlaneTimings,
-  REGISTRAR_MANAGER,
-} from '../names.ts';
-import { PlaneQueues } from '../planeQueues.ts';
-import { BlueprintRegistrar } from '../registrar.ts';
+import { FINALIZER_INSTANCE, REGISTRAR_MANAGER } from '../names.ts';
+import type { PublishAnswer } from '../registrar.ts';
 import type { Connection, PublishedBlueprint } from '../served.ts';
-import { type SweepAuthority, Sweeper } from '../sweeper.ts';
+import type { SweepAuthority } from '../sweeper.ts';
+import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from '../wiring.ts';
 import { BindingClaimAccess } from './access.ts';
 import { publishToKcp, unpublishFromKcp } from './publish.ts';
 import { KcpServingLoop } from './serving.ts';
 
-export interface KcpPlanesControllerOptions {
+export interface KcpPlanesControllerOptions extends PlanesCommonOptions {
   /** The provider workspace (`…/clusters/root:provider`), with the controller's identity. */
   provider: RestClient;
-  /** The host cluster; undefined: host nodes fail closed (planes.md §5.4). */
-  host?: RestClient;
   /** Namespace of the liveness records in the provider workspace (created when missing). */
   namespace?: string;
-  timings?: Partial<PlaneTimings>;
   /** Install the blueprint CRD into the provider workspace (default true). */
   installCrds?: boolean;
-  concurrency?: number;
-  log?: Logger;
-  now?: () => Date;
   /**
    * Who may sweep (§13.4, as for the plain-cluster planes: the Lease or a declared single replica).
    * Absent: unchecked, for tests that drive one controller; `kgraph controller` always passes one.
@@ -70,86 +54,44 @@ class EveryCluster extends Set<string> {
   }
 }
 
-export class KcpPlanesController {
+export class KcpPlanesController extends PlanesParts<BindingClaimAccess> {
   readonly provider: RestClient;
-  readonly host: RestClient | undefined;
-  readonly namespace: string;
-  readonly timings: PlaneTimings;
-  readonly log: Logger;
-  readonly registrar: BlueprintRegistrar;
-  readonly access: BindingClaimAccess;
-  readonly instances: InstanceReconciler;
-  readonly sweeper: Sweeper;
-  readonly queues = new PlaneQueues();
-  readonly blueprintQueue = this.queues.blueprints;
   readonly serveQueue = this.queues.second;
-  readonly instanceQueue = this.queues.instances;
   /** Blueprint name → its virtual-workspace loop. */
   readonly loops = new Map<string, KcpServingLoop>();
   /** Serving loop starts per blueprint (the change-detected restart). */
   readonly serveStarts = new Map<string, number>();
-  readonly startedAt: Date;
   private readonly opts: KcpPlanesControllerOptions;
-  private blueprintInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
   private bindingInformer: Informer | undefined;
   private sliceInformer: Informer | undefined;
-  private started = false;
 
   constructor(opts: KcpPlanesControllerOptions) {
+    super(opts.provider, opts, {
+      logName: 'kgraph-planes-kcp',
+      access: (ttlMs) => new BindingClaimAccess(ttlMs),
+      unresolvedTypeReason: 'ClaimIdentityUnresolved',
+      sweepAuthority: opts.sweepAuthority,
+    });
     this.opts = opts;
     this.provider = opts.provider;
-    this.host = opts.host;
-    this.namespace = opts.namespace ?? 'kgraph-system';
-    this.timings = { ...DEFAULT_TIMINGS, ...(opts.timings ?? {}) };
-    this.log = opts.log ?? pino({ name: 'kgraph-planes-kcp', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
-    this.access = new BindingClaimAccess(this.timings.ssarTtlMs);
-    const now = opts.now ?? (() => new Date());
-    this.startedAt = now();
-    this.registrar = new BlueprintRegistrar({
-      client: this.provider,
-      compiler: new GraphCompiler(this.provider),
-      blueprints: {
-        get: (n) => this.blueprintInformer?.get(undefined, n),
-        list: () => this.blueprintInformer?.list() ?? [],
-      },
-      unresolvedTypeReason: 'ClaimIdentityUnresolved',
-      hooks: {
-        published: async (bp, changed) => {
-          const { answer } = await publishToKcp(this.provider, bp);
-          if (answer.refused) return answer;
-          if (changed) await this.stopLoop(bp.name);
-          this.serveQueue.add(bp.name);
-          return answer;
-        },
-        unpublished: (name) => this.stopLoop(name),
-        withdraw: (name) => this.withdraw(name),
-      },
-      log: this.log,
-    });
-    this.instances = new InstanceReconciler({
-      provider: this.provider,
-      host: this.host,
-      controllerNamespace: this.namespace,
-      access: this.access,
-      timings: this.timings,
-      log: this.log,
-      now,
-    });
-    this.sweeper = new Sweeper({
-      provider: this.provider,
-      host: this.host,
-      namespace: this.namespace,
-      timings: this.timings,
-      log: this.log,
-      now,
-      startedAt: this.startedAt,
-      registeredClusterIDs: () => new EveryCluster(),
-      publishedExports: () => new Set([...this.registrar.registry.values()].map((b) => b.exportName)),
-      connectionFor: (clusterID, exportName) => this.connectionFor(clusterID, exportName),
-      blueprintForExport: (exp) => [...this.registrar.registry.values()].find((b) => b.exportName === exp),
-      ...(opts.sweepAuthority ? { authority: opts.sweepAuthority } : {}),
-    });
+  }
+
+  protected async published(bp: PublishedBlueprint, changed: boolean): Promise<PublishAnswer> {
+    const { answer } = await publishToKcp(this.provider, bp);
+    if (answer.refused) return answer;
+    if (changed) await this.stopLoop(bp.name);
+    this.serveQueue.add(bp.name);
+    return answer;
+  }
+
+  protected unpublished(name: string): Promise<void> {
+    return this.stopLoop(name);
+  }
+
+  /** Every cluster: see EveryCluster. */
+  protected registeredClusterIDs(): Set<string> {
+    return new EveryCluster();
   }
 
   async start(): Promise<void> {
@@ -194,26 +136,7 @@ export class KcpPlanesController {
       update: (_o, n) => sliceChanged(n),
       delete: sliceChanged,
     });
-    this.blueprintInformer = new Informer(this.provider, {
-      target: { apiVersion: KROP_API_VERSION, plural: BLUEPRINT_PLURAL },
-    });
-    this.blueprintInformer.addHandlers({
-      add: (o) => this.blueprintQueue.add(o.metadata.name ?? ''),
-      update: (o, n) => {
-        if (
-          o === n ||
-          o.metadata.generation !== n.metadata.generation ||
-          n.metadata.deletionTimestamp ||
-          JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []) ||
-          JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {})
-        )
-          this.blueprintQueue.add(n.metadata.name ?? '');
-      },
-      delete: (o) => {
-        this.blueprintQueue.add(o.metadata.name ?? '');
-        for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
-      },
-    });
+    this.blueprintInformer = watchBlueprints(this.provider, this.blueprintQueue);
     for (const i of [this.bindingInformer, this.sliceInformer, this.blueprintInformer]) i.start();
     await Promise.all([
       this.blueprintInformer.waitForSync(),
@@ -221,18 +144,10 @@ export class KcpPlanesController {
       this.bindingInformer.waitForSync(),
       this.sliceInformer.waitForSync(),
     ]);
-    this.queues.run({
-      registrar: this.registrar,
-      timings: this.timings,
-      log: this.log,
-      secondName: 'serving',
-      reconcileSecond: (name) => this.reconcileServing(name),
-      reconcileInstance: (key) => this.reconcileInstance(key),
-      concurrency: this.opts.concurrency,
-    });
-    this.sweeper.start();
-    this.log.info(
-      { host: this.host !== undefined, namespace: this.namespace },
+    this.runParts(
+      'serving',
+      (name) => this.reconcileServing(name),
+      (key) => this.reconcileInstance(key),
       'kcp planes controller started',
     );
   }
@@ -313,7 +228,7 @@ export class KcpPlanesController {
   }
 
   /** Releases kgraph's finalizer from the blueprint's instances in every bound workspace, then stops. */
-  private async withdraw(name: string): Promise<void> {
+  protected async withdraw(name: string): Promise<void> {
     const loop = this.loops.get(name);
     if (loop) {
       for (const inst of loop.instances.list()) {
@@ -334,7 +249,7 @@ export class KcpPlanesController {
     if (this.opts.withdrawDeletesExport && bp) await unpublishFromKcp(this.provider, bp.exportName, bp.name);
   }
 
-  private connectionFor(
+  protected connectionFor(
     clusterID: string,
     exportName: string,
   ): { conn?: Connection; reachable: boolean; verified: boolean; withdrawn: boolean } {

@@ -6,6 +6,7 @@
  * binds it in the provider workspace, and a type no binding provides refuses the publication
  * (`ClaimIdentityUnresolved`) instead of publishing a claim no consumer could honour.
  */
+import { kubectlName } from '../../../diag/objectName.ts';
 import { isApiError, type KubeObject, type RestClient } from '../../../kube/index.ts';
 import {
   APIS_KCP_V1ALPHA1,
@@ -159,7 +160,7 @@ export async function publishToKcp(
       answer: {
         refused: {
           reason: 'ExportConflict',
-          message: `APIExport ${bp.exportName} exists and is not published for blueprint ${bp.name}${owner ? ` (it is ${owner}'s)` : ''}`,
+          message: `${kubectlName({ apiVersion: APIS_KCP_V1ALPHA2, kind: 'APIExport', name: bp.exportName })} exists and is not published for blueprint ${bp.name}${owner ? ` (it is ${owner}'s)` : ''}`,
         },
       },
     };
