@@ -178,10 +178,14 @@ describe('a cluster-scoped RGD whose instances run as a ServiceAccount in a name
     assert.equal((await cmData(client, f.ns, 'copy-out'))?.password, b64(PASSWORD));
 
     // Deleting the instance deletes its child as the ServiceAccount (which may delete ConfigMaps).
-    await client.delete(instanceRef('ElsewhereCopy', 'copy'));
-    await eventually('the instance and its child are gone', async () =>
-      (await client.getOrUndefined(instanceRef('ElsewhereCopy', 'copy'))) === undefined &&
-      (await getCm(client, f.ns, 'copy-out')) === undefined
+    // Gone is judged by UID: an object of the same name with another UID is not the one deleted.
+    const instanceUid = ok.metadata.uid;
+    const childUid = (await getCm(client, f.ns, 'copy-out'))?.metadata.uid;
+    assert.ok(instanceUid && childUid, 'the instance and its child have UIDs');
+    await client.delete(instanceRef('ElsewhereCopy', 'copy'), { preconditions: { uid: instanceUid } });
+    await eventually('the instance and its child (by UID) are gone', async () =>
+      (await client.getOrUndefined(instanceRef('ElsewhereCopy', 'copy')))?.metadata.uid !== instanceUid &&
+      (await getCm(client, f.ns, 'copy-out'))?.metadata.uid !== childUid
         ? true
         : undefined,
     );
