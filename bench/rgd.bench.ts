@@ -51,6 +51,14 @@ const fmt = (counts: Record<string, number>) =>
     .map((v) => `${v} ${counts[v]}`)
     .join(', ') || 'none';
 
+/** The process's CPU time (user + system) so far, in seconds, from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the command: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0) / 1024;
@@ -147,6 +155,7 @@ try {
     return list.items.filter((o) => (o.status as { state?: string } | undefined)?.state === 'ACTIVE').length;
   };
   const before = await requests(port);
+  const cpu0 = cpuSeconds(pid);
   const t0 = performance.now();
   const rssSamples: number[] = [];
   await Promise.all(
@@ -164,6 +173,8 @@ try {
     await new Promise((res) => setTimeout(res, 250));
   }
   const convergeMs = performance.now() - t0;
+  const convergeCpu = cpuSeconds(pid) - cpu0;
+  const loadConverged = loadAverage();
   const converge = diff(before, await requests(port));
   // Let the last events (our own status echoes) settle before the steady window.
   await new Promise((res) => setTimeout(res, 5000));
@@ -186,6 +197,8 @@ try {
     '|---|---|---|',
     `| create ${INSTANCES} instances → all ACTIVE | ${(convergeMs / 1000).toFixed(1)} s (${(convergeMs / INSTANCES).toFixed(0)} ms per instance) | ${fmt(converge)} |`,
     `| steady state (no change, watches open) | ${STEADY_S} s | ${fmt(steady)} |`,
+    '',
+    `Controller CPU (user + system) from the first create to all ACTIVE: ${convergeCpu.toFixed(1)} s, ${((convergeCpu * 1000) / INSTANCES).toFixed(1)} ms per instance (load average ${loadConverged} then).`,
     '',
     `Controller RSS: ${rssIdle.toFixed(0)} MiB serving the RGD with no instance, median ${median(rssSamples).toFixed(0)} MiB (max ${Math.max(...rssSamples, rssIdle).toFixed(0)} MiB) during convergence, ${rssEnd.toFixed(0)} MiB after the steady window.`,
   ];

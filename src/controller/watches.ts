@@ -51,6 +51,11 @@ export interface WatchSetOptions {
    * omitted. Expressions then see only these entries of `metadata.managedFields`.
    */
   keepManager?: (manager: string) => boolean;
+  /**
+   * Label keys the caches index (informer.ts `indexLabels`): a selector list whose `matchLabels` names
+   * one of them reads only the objects with that label value, not every cached object of the kind.
+   */
+  indexLabels?: readonly string[];
 }
 
 interface TypeEntry {
@@ -62,6 +67,21 @@ interface TypeEntry {
 }
 
 const TYPE_RETRY_MS = 5_000;
+
+/**
+ * The cached objects that can match `selector`, read from a label index when its `matchLabels` names an
+ * indexed key (a superset: the full selector is still applied); undefined when no index applies.
+ */
+function indexedCandidates(
+  inf: Informer,
+  selector: LabelSelector,
+  namespace: string | undefined,
+): KubeObject[] | undefined {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
+    if (inf.indexesLabel(k)) return inf.listByLabel(k, v, namespace);
+  }
+  return undefined;
+}
 
 export const gvkKey = (apiVersion: string, kind: string): string => `${apiVersion}/${kind}`;
 
@@ -189,6 +209,7 @@ export class WatchSet {
         ...(this.opts.resyncMs ? { resyncMs: this.opts.resyncMs } : {}),
         ...(this.opts.onError ? { onError: this.opts.onError } : {}),
         ...(this.opts.keepManager ? { transform: keepManagedFields(this.opts.keepManager) } : {}),
+        ...(this.opts.indexLabels?.length ? { indexLabels: this.opts.indexLabels } : {}),
       });
       const emit = (obj: KubeObject): void => {
         const echoOf = this.writerOf(obj);
@@ -324,7 +345,8 @@ export class WatchSet {
       noteMissing(interest, apiVersion, kind, namespace);
       return [];
     }
-    const items = inf.list(t.info.namespaced ? namespace : undefined);
+    const ns = t.info.namespaced ? namespace : undefined;
+    const items = indexedCandidates(inf, selector, ns) ?? inf.list(ns);
     return items
       .filter((o) => matchesSelector(selector, o.metadata.labels ?? {}))
       .sort((a, b) =>

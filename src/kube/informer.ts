@@ -53,6 +53,11 @@ export interface InformerOptions {
    * and `metadata.resourceVersion`, which the informer itself reads.
    */
   transform?: (obj: KubeObject) => KubeObject;
+  /**
+   * Label keys to index: for each, label value → cache keys, kept current on every add, update
+   * (label changed or removed), delete and relist, so `listByLabel` costs the matches, not the cache.
+   */
+  indexLabels?: readonly string[];
 }
 
 /**
@@ -113,6 +118,8 @@ export class Informer {
   private readonly lw: ListerWatcher;
   private readonly opts: InformerOptions;
   private readonly store = new Map<string, KubeObject>();
+  /** Indexed label key → label value → cache keys of the objects carrying it. */
+  private readonly labelIndex = new Map<string, Map<string, Set<string>>>();
   private readonly handlers: InformerHandlers[] = [];
   private readonly backoff: Backoff;
   private abort: AbortController | undefined;
@@ -128,6 +135,7 @@ export class Informer {
     this.lw = opts.listerWatcher ?? restListerWatcher(client, opts);
     this.opts = opts;
     this.backoff = new Backoff({ initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1, ...opts.backoff });
+    for (const k of opts.indexLabels ?? []) this.labelIndex.set(k, new Map());
   }
 
   /** Registers handlers; when already synced, replays the cache as adds to them. */
@@ -177,6 +185,24 @@ export class Informer {
   list(namespace?: string): KubeObject[] {
     const all = [...this.store.values()];
     return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+  }
+  /** Whether `listByLabel` can answer for this label key. */
+  indexesLabel(key: string): boolean {
+    return this.labelIndex.has(key);
+  }
+  /**
+   * Cached objects labelled `key=value` (optionally only of one namespace), from the label index;
+   * undefined when `key` is not one of `indexLabels`.
+   */
+  listByLabel(key: string, value: string, namespace?: string): KubeObject[] | undefined {
+    const byValue = this.labelIndex.get(key);
+    if (!byValue) return undefined;
+    const out: KubeObject[] = [];
+    for (const k of byValue.get(value) ?? []) {
+      const o = this.store.get(k);
+      if (o && (namespace === undefined || o.metadata.namespace === namespace)) out.push(o);
+    }
+    return out;
   }
   keys(): string[] {
     return [...this.store.keys()];
@@ -280,13 +306,13 @@ export class Informer {
       const key = this.keyOf(o);
       seen.add(key);
       const old = this.store.get(key);
-      this.store.set(key, o);
+      this.put(key, o, old);
       if (!old) this.emit('add', o);
       else if (old.metadata.resourceVersion !== o.metadata.resourceVersion) this.emit('update', old, o);
     }
     for (const [key, old] of [...this.store]) {
       if (seen.has(key)) continue;
-      this.store.delete(key);
+      this.remove(key, old);
       this.emit('delete', old);
     }
     this.rv = resourceVersion;
@@ -304,11 +330,11 @@ export class Informer {
     const key = this.keyOf(obj);
     if (e.type === 'DELETED') {
       const old = this.store.get(key);
-      this.store.delete(key);
+      if (old) this.remove(key, old);
       this.emit('delete', old ?? obj);
     } else {
       const old = this.store.get(key);
-      this.store.set(key, obj);
+      this.put(key, obj, old);
       if (old) this.emit('update', old, obj);
       else this.emit('add', obj);
     }
@@ -332,6 +358,38 @@ export class Informer {
     return this.opts.key ? this.opts.key(o) : keyOf(o);
   }
 
+  /** Caches `o` under `key` (replacing `old`), moving it between label-index entries as its labels changed. */
+  private put(key: string, o: KubeObject, old: KubeObject | undefined): void {
+    this.store.set(key, o);
+    if (this.labelIndex.size === 0) return;
+    const labels = o.metadata?.labels;
+    const oldLabels = old?.metadata?.labels;
+    for (const [label, byValue] of this.labelIndex) {
+      const was = oldLabels?.[label];
+      const now = labels?.[label];
+      if (was === now) continue;
+      if (was !== undefined) unindex(byValue, was, key);
+      if (now !== undefined) {
+        let keys = byValue.get(now);
+        if (!keys) {
+          keys = new Set();
+          byValue.set(now, keys);
+        }
+        keys.add(key);
+      }
+    }
+  }
+
+  private remove(key: string, old: KubeObject): void {
+    this.store.delete(key);
+    const labels = old.metadata?.labels;
+    if (!labels) return;
+    for (const [label, byValue] of this.labelIndex) {
+      const was = labels[label];
+      if (was !== undefined) unindex(byValue, was, key);
+    }
+  }
+
   private safe(f: () => void): void {
     try {
       f();
@@ -339,6 +397,13 @@ export class Informer {
       this.opts.onError?.(e);
     }
   }
+}
+
+function unindex(byValue: Map<string, Set<string>>, value: string, key: string): void {
+  const keys = byValue.get(value);
+  if (!keys) return;
+  keys.delete(key);
+  if (keys.size === 0) byValue.delete(value);
 }
 
 function keyOf(o: KubeObject): string {

@@ -21,7 +21,7 @@ import { WatchSet } from '../watches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';
 import { InstanceServer } from './instanceServer.ts';
-import { RGD_API_VERSION, RGD_PLURAL } from './names.ts';
+import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
 
 export interface RgdControllerOptions {
@@ -84,6 +84,8 @@ export class RgdController {
       resyncMs,
       onEvent: (e) => this.server.routeEvent(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
+      // listChildren selects an instance's children by their ApplySet label: indexed, it reads only them.
+      indexLabels: [LABEL_APPLYSET_PART_OF],
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({

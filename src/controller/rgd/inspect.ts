@@ -11,7 +11,7 @@ import { LABEL_NODE_ID } from '../names.ts';
 import { newInterest, WatchSet } from '../watches.ts';
 import { readInventory } from './applyset.ts';
 import { type Child, GroupKindVersions, listChildren } from './children.ts';
-import { applySetId } from './names.ts';
+import { applySetId, LABEL_APPLYSET_PART_OF } from './names.ts';
 
 export interface NodeView {
   id: string;
@@ -39,7 +39,7 @@ export async function inspectInstance(
     ?.schema;
   const namespaced = schema?.scope !== 'Cluster';
   const ns = namespaced ? (inst.metadata.namespace ?? '') : '';
-  const watches = new WatchSet(client, { onEvent: () => undefined });
+  const watches = new WatchSet(client, { onEvent: () => undefined, indexLabels: [LABEL_APPLYSET_PART_OF] });
   try {
     let result: EvaluationResult | undefined;
     if (outcome.compiled) {
