@@ -88,8 +88,20 @@ export interface ListOptions extends CallOptions {
 export interface WriteOptions extends CallOptions {
   fieldManager?: string;
   dryRun?: boolean;
-  /** `Strict` (default on the server) / `Warn` / `Ignore`. */
-  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /**
+   * `Strict` / `Warn` (the server's default since 1.23) / `Ignore`; default the client's write defaults
+   * (`withWriteDefaults`), else the server's. On a server-side apply, fields the schema lacks are refused
+   * whatever this says; the directive decides whether the server also decodes the patch strictly
+   * (duplicate fields) — work that `Ignore` skips.
+   */
+  fieldValidation?: FieldValidation;
+}
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** What every write of a client carries unless the call says otherwise (`RestClient.withWriteDefaults`). */
+export interface WriteDefaults {
+  fieldValidation?: FieldValidation;
 }
 
 export interface ApplyOptions extends WriteOptions {
@@ -123,6 +135,8 @@ export interface RestClientOptions {
   maxRetries?: number;
   /** Server warnings (`Warning: 299 - "…"` headers: deprecated APIs, unknown fields, …). */
   onWarning?: (warning: string, request: string) => void;
+  /** Defaults of every create, update, apply and patch of this client (and its impersonating copies). */
+  writeDefaults?: WriteDefaults;
 }
 
 export const METADATA_LIST_ACCEPT =
@@ -154,6 +168,7 @@ export class RestClient {
   readonly counters: RequestCounters;
   private readonly shared: RestClientShared;
   private readonly impersonation: Impersonation | undefined;
+  private readonly writeDefaults: WriteDefaults;
 
   constructor(kc: KubeConfig, opts: RestClientOptions = {}, shared?: RestClientShared) {
     this.shared = shared ?? {
@@ -169,6 +184,7 @@ export class RestClient {
     };
     this.counters = this.shared.counters;
     this.impersonation = opts.impersonate;
+    this.writeDefaults = { ...opts.writeDefaults };
   }
 
   get kubeConfig(): KubeConfig {
@@ -184,8 +200,18 @@ export class RestClient {
 
   /** A copy acting as `who` (or as itself with `undefined`); shares counters, connections and discovery. */
   withImpersonation(who: Impersonation | undefined): RestClient {
-    const opts: RestClientOptions = {};
+    const opts: RestClientOptions = { writeDefaults: this.writeDefaults };
     if (who) opts.impersonate = who;
+    return new RestClient(this.shared.kc, opts, this.shared);
+  }
+
+  /**
+   * A copy whose writes carry `defaults` (over this client's) unless a call says otherwise; it keeps this
+   * client's impersonation and shares counters, connections and discovery. Its impersonating copies keep them.
+   */
+  withWriteDefaults(defaults: WriteDefaults): RestClient {
+    const opts: RestClientOptions = { writeDefaults: { ...this.writeDefaults, ...defaults } };
+    if (this.impersonation) opts.impersonate = this.impersonation;
     return new RestClient(this.shared.kc, opts, this.shared);
   }
 
@@ -299,7 +325,7 @@ export class RestClient {
       ...callOpts(opts),
       method: 'POST',
       path: resourcePath({ apiVersion: r.apiVersion, plural: r.plural, namespace: r.namespace }),
-      query: writeQuery(opts),
+      query: this.writeQuery(opts),
       body: obj,
       verb: 'create',
     });
@@ -313,7 +339,7 @@ export class RestClient {
       ...callOpts(opts),
       method: 'PUT',
       path,
-      query: writeQuery(opts),
+      query: this.writeQuery(opts),
       body: obj,
       verb: 'update',
     });
@@ -341,7 +367,7 @@ export class RestClient {
       ...callOpts(opts),
       method: 'PATCH',
       path,
-      query: { ...writeQuery(opts), force: opts.force ? true : undefined },
+      query: { ...this.writeQuery(opts), force: opts.force ? true : undefined },
       body: obj,
       contentType: APPLY_CONTENT_TYPE,
       verb: opts.dryRun ? 'dryrun' : 'apply',
@@ -356,7 +382,7 @@ export class RestClient {
       ...callOpts(opts),
       method: 'PATCH',
       path: await this.pathFor(t, opts.subresource),
-      query: writeQuery(opts),
+      query: this.writeQuery(opts),
       body: patch,
       contentType: PATCH_CONTENT_TYPES[opts.type ?? 'merge'],
       verb: 'patch',
@@ -382,6 +408,14 @@ export class RestClient {
       body: deleteOptions,
       verb: 'delete',
     });
+  }
+
+  private writeQuery(o: WriteOptions): Record<string, QueryValue> {
+    return {
+      fieldManager: o.fieldManager,
+      dryRun: o.dryRun ? 'All' : undefined,
+      fieldValidation: o.fieldValidation ?? this.writeDefaults.fieldValidation,
+    };
   }
 
   // ---------------------------------------------------------------- transport
@@ -680,14 +714,6 @@ function callOpts(o: CallOptions): CallOptions {
   if (o.signal) out.signal = o.signal;
   if (o.timeoutMs !== undefined) out.timeoutMs = o.timeoutMs;
   return out;
-}
-
-function writeQuery(o: WriteOptions): Record<string, QueryValue> {
-  return {
-    fieldManager: o.fieldManager,
-    dryRun: o.dryRun ? 'All' : undefined,
-    fieldValidation: o.fieldValidation,
-  };
 }
 
 function requireName(t: ResourceTarget, op: string): void {

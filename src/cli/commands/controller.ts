@@ -10,6 +10,7 @@ import type { LeaderElector } from '../../controller/leader.ts';
 import { exposition } from '../../controller/metrics.ts';
 import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
 import { serve } from '../../controller/server.ts';
+import { controllerClient } from '../../controller/writeDefaults.ts';
 import { connect } from '../../kube/connect.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
@@ -108,7 +109,10 @@ export function registerControllerCommand(program: Command): void {
           '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
         );
       const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
-      const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
+      // The controllers' writes skip the server's strict decoding (writeDefaults.ts).
+      const client = controllerClient(
+        connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}),
+      );
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new Error('--concurrency must be a positive integer');
@@ -168,7 +172,7 @@ export function registerControllerCommand(program: Command): void {
               // (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
               client:
                 opts.graphs || opts.rgds
-                  ? connect(opts.kubeconfig, opts.context ? { context: opts.context } : {})
+                  ? controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}))
                   : client,
               ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
               namespace: opts.planesNamespace,
