@@ -2,9 +2,9 @@
  * The controller's log: human-readable lines on a terminal (pino-pretty: time, level, message and
  * fields), JSON lines otherwise (a pipe, a file, a cluster's log collector), as kubectl-era tools do
  * (issue #17 item 8). `--log-format text|json` overrides the choice; NO_COLOR turns the colours off.
+ * pino-pretty is imported only for text: a controller logging JSON never loads it.
  */
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { KgraphError } from '../diag/diagnostic.ts';
 
 export type LogFormat = 'auto' | 'text' | 'json';
@@ -15,9 +15,14 @@ export function parseLogFormat(text: string): LogFormat {
 }
 
 /** A logger to stdout (fd 1); `auto` is text when stdout is a terminal. */
-export function commandLogger(name: string, level: string, format: LogFormat = 'auto'): Logger {
+export async function commandLogger(
+  name: string,
+  level: string,
+  format: LogFormat = 'auto',
+): Promise<Logger> {
   const text = format === 'text' || (format === 'auto' && process.stdout.isTTY === true);
   if (!text) return pino({ name, level });
+  const { default: pretty } = await import('pino-pretty');
   return pino(
     { name, level },
     pretty({

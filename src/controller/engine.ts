@@ -63,8 +63,8 @@ export class GraphCompiler {
    * diagnostics (an accepted compile's warnings name the first Graph): for the Graph reconciler, which
    * needs neither; `kgraph ui` shows both and compiles every Graph itself. `slim`: keep only the
    * schemas of the OpenAPI documents, without descriptions (OpenApiOptions.slim), for a long-running
-   * compiler whose results carry no schema text (the Graph controller; an RGD's generated CRD copies
-   * descriptions, so the RGD controller keeps them).
+   * compiler whose results carry no schema text: the Graph and the RGD controller (a generated CRD's
+   * status schema comes from CEL types, which carry no descriptions; test/integration/rgd/memory.test.ts).
    */
   constructor(client: RestClient, opts: { share?: boolean; slim?: boolean } = {}) {
     this.live = kubeLiveFetcher(client, client.server, {

@@ -56,6 +56,18 @@ export class OwnWrites {
     return undefined;
   }
 
+  /**
+   * The object was deleted and the cache held version `rv` of it last: the versions up to that are
+   * past (a write of ours on it came before its delete event), later ones are of a new object.
+   */
+  deleted(key: string, rv: string | undefined): void {
+    const e = this.byObject.get(key);
+    const last = Number(rv);
+    if (!e || !Number.isFinite(last)) return;
+    e.versions = e.versions.filter((v) => Number(v) > last);
+    if (e.versions.length === 0) this.byObject.delete(key);
+  }
+
   /** Forgets the object (deleted). */
   forget(key: string): void {
     this.byObject.delete(key);

@@ -104,6 +104,8 @@ export class WatchSet {
   /** The versions owners' writes produced (children here, Graphs by the reconciler): echoes. */
   readonly ownWrites = new OwnWrites();
   private prunedAt = 0;
+  /** Expires the write records while no reconcile reads the view (an idle controller). */
+  private expiry: ReturnType<typeof setInterval> | undefined;
 
   constructor(client: RestClient, opts: WatchSetOptions) {
     this.client = client;
@@ -191,6 +193,7 @@ export class WatchSet {
         ...(this.opts.keepManager ? { transform: keepManagedFields(this.opts.keepManager) } : {}),
       });
       const emit = (obj: KubeObject): void => {
+        this.caughtUp(obj, false);
         const echoOf = this.writerOf(obj);
         this.opts.onEvent({ apiVersion, kind, obj, ...(echoOf ? { echoOf } : {}) });
       };
@@ -202,9 +205,16 @@ export class WatchSet {
         // A delete is never an echo: the informer hands over its last cached copy, which is exactly
         // the version our own last write left, so an out-of-band delete right after a write of ours
         // would otherwise look like that write's echo and never be repaired.
-        delete: (obj) => this.opts.onEvent({ apiVersion, kind, obj, deleted: true }),
+        delete: (obj) => {
+          this.caughtUp(obj, true);
+          this.opts.onEvent({ apiVersion, kind, obj, deleted: true });
+        },
       });
       this.informers.set(key, inf);
+      if (!this.expiry) {
+        this.expiry = setInterval(() => this.expire(Date.now()), 60_000);
+        this.expiry.unref?.();
+      }
       inf.start();
     }
     await inf.waitForSync(60_000);
@@ -217,6 +227,37 @@ export class WatchSet {
   }
 
   /**
+   * The cache now holds this event's object (or no longer holds it, `deleted`): a write overlay it
+   * makes redundant goes (reads would drop it too), and so do the echo records of a deleted object.
+   */
+  private caughtUp(obj: KubeObject, deleted: boolean): void {
+    if (this.recent.size === 0 && this.ownWrites.size === 0) return;
+    const id = identityOf(obj);
+    if (!id) return;
+    const key = identityKey(id);
+    const r = this.recent.get(key);
+    if (deleted) {
+      const uid = r ? (r.obj === null ? r.uid : r.obj.metadata.uid) : undefined;
+      if (r && uid === obj.metadata.uid) this.recent.delete(key);
+      this.ownWrites.deleted(key, obj.metadata.resourceVersion);
+    } else if (r?.obj && rvNum(obj) >= rvNum(r.obj)) {
+      this.recent.delete(key);
+    }
+  }
+
+  /** Drops write overlays and echo records older than a minute. */
+  private expire(now: number): void {
+    this.prunedAt = now;
+    for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
+    this.ownWrites.expire();
+  }
+
+  /** How many objects the write overlays and echo records hold (tests, benchmarks). */
+  overlaySizes(): { recent: number; ownWrites: number } {
+    return { recent: this.recent.size, ownWrites: this.ownWrites.size };
+  }
+
+  /**
    * Records an object a write returned, so reads see it before the watch delivers it; with `owner`, the
    * watch event of exactly this version is marked as that owner's echo.
    */
@@ -224,7 +265,9 @@ export class WatchSet {
     const id = identityOf(obj);
     if (!id) return;
     const key = identityKey(id);
-    this.recent.set(key, { obj, at: Date.now() });
+    // The watch event may come before the write's answer: then the cache holds it already.
+    const cached = this.peek(id);
+    if (!cached || rvNum(cached) < rvNum(obj)) this.recent.set(key, { obj, at: Date.now() });
     this.ownWrites.note(key, obj.metadata.resourceVersion, owner);
   }
 
@@ -236,6 +279,8 @@ export class WatchSet {
 
   /** Records a delete (by UID), so reads stop seeing the object before the watch delivers it. */
   noteDeleted(id: ObjectIdentity, uid: string): void {
+    // Unless the cache no longer holds it (its delete event came before the answer).
+    if (this.peek(id)?.metadata.uid !== uid) return;
     this.recent.set(identityKey(id), { obj: null, uid, at: Date.now() });
   }
 
@@ -244,11 +289,7 @@ export class WatchSet {
     const now = Date.now();
     // Expiry at most once a second: a view is taken several times per pass, the maps hold every write
     // of the last minute.
-    if (now - this.prunedAt > 1_000) {
-      this.prunedAt = now;
-      for (const [k, r] of this.recent) if (now - r.at > 60_000) this.recent.delete(k);
-      this.ownWrites.expire();
-    }
+    if (now - this.prunedAt > 1_000) this.expire(now);
     return {
       get: (id) => {
         const key = identityKey(id);
@@ -351,6 +392,8 @@ export class WatchSet {
   }
 
   async stop(): Promise<void> {
+    if (this.expiry) clearInterval(this.expiry);
+    this.expiry = undefined;
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
     this.informers.clear();
   }

@@ -19,6 +19,8 @@ export interface CrdWatchOptions {
   onChange?: (crd: KubeObject, change: CrdChange) => void;
   resyncMs?: number;
   onError?: (e: unknown) => void;
+  /** What the cache keeps of each CRD (informer.ts `transform`); the apiVersions and names must stay. */
+  transform?: (crd: KubeObject) => KubeObject;
 }
 
 /** The apiVersions (`group/version`) a CRD serves or served. */
@@ -37,6 +39,7 @@ export function watchCRDs(client: RestClient, opts: CrdWatchOptions = {}): Infor
     target: { apiVersion: 'apiextensions.k8s.io/v1', plural: 'customresourcedefinitions' },
     ...(opts.resyncMs !== undefined ? { resyncMs: opts.resyncMs } : {}),
     ...(opts.onError ? { onError: opts.onError } : {}),
+    ...(opts.transform ? { transform: opts.transform } : {}),
   });
   const changed = (crd: KubeObject, change: CrdChange): void => {
     for (const av of crdApiVersions(crd)) opts.discovery?.invalidate(av);

@@ -1,12 +1,14 @@
+/**
+ * `kgraph controller`: the Graph controller, the RGD controller and (--planes) the planes controller in
+ * one process. Each is imported only when it runs (issue #15: `--no-graphs` loads none of the Graph
+ * controller's modules, `--no-rgds` none of the RGD side's, the planes only with --planes), so a
+ * process holds the code of what it serves and nothing else.
+ */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { GraphController } from '../../controller/controller.ts';
-import { LeaderElector } from '../../controller/leader.ts';
+import type { LeaderElector } from '../../controller/leader.ts';
 import { exposition } from '../../controller/metrics.ts';
-import { PlanesController } from '../../controller/planes/controller.ts';
 import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
-import { sharedReadAccess } from '../../controller/rbacChanges.ts';
-import { RgdController } from '../../controller/rgd/controller.ts';
 import { serve } from '../../controller/server.ts';
 import { controllerClient } from '../../controller/writeDefaults.ts';
 import { connect } from '../../kube/connect.ts';
@@ -106,7 +108,7 @@ export function registerControllerCommand(program: Command): void {
         throw new Error(
           '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
         );
-      const log = commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
+      const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
       // The controllers' writes skip the server's strict decoding (writeDefaults.ts).
       const client = controllerClient(
         connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}),
@@ -121,9 +123,12 @@ export function registerControllerCommand(program: Command): void {
         throw new Error('--no-graphs and --no-rgds leave nothing to do');
       // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
       // answer is asked once and RBAC events are decoded once (the Graph side starts the watch).
-      const sharedReads = opts.graphs && opts.rgds ? sharedReadAccess(client, { log }) : undefined;
+      const sharedReads =
+        opts.graphs && opts.rgds
+          ? (await import('../../controller/rbacChanges.ts')).sharedReadAccess(client, { log })
+          : undefined;
       const graphs = opts.graphs
-        ? new GraphController({
+        ? new (await import('../../controller/controller.ts')).GraphController({
             client,
             ...(sharedReads ? { sharedReads } : {}),
             ...(opts.namespace ? { namespaces: opts.namespace } : {}),
@@ -133,7 +138,7 @@ export function registerControllerCommand(program: Command): void {
           })
         : undefined;
       const rgds = opts.rgds
-        ? new RgdController({
+        ? new (await import('../../controller/rgd/controller.ts')).RgdController({
             client,
             ...(sharedReads ? { sharedReads } : {}),
             ...(opts.namespace ? { namespaces: opts.namespace } : {}),
@@ -162,7 +167,7 @@ export function registerControllerCommand(program: Command): void {
             sweepAuthority,
           })
         : opts.planes
-          ? new PlanesController({
+          ? new (await import('../../controller/planes/controller.ts')).PlanesController({
               // A management-cluster client of its own, so the planes requests are counted apart
               // (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
               client:
@@ -201,7 +206,7 @@ export function registerControllerCommand(program: Command): void {
             // and runtime metrics.
             metrics: exposition([
               ...(controller.metrics ? [controller.metrics.registry] : []),
-              ...(planes instanceof PlanesController ? [planes.metrics.registry] : []),
+              ...(planes && 'metrics' in planes ? [planes.metrics.registry] : []),
             ]),
             ...(same
               ? {
@@ -232,6 +237,7 @@ export function registerControllerCommand(program: Command): void {
       process.once('SIGTERM', () => void shutdown());
       if (opts.leaderElect) {
         const identity = `${hostname()}_${process.pid}`;
+        const { LeaderElector } = await import('../../controller/leader.ts');
         leader = new LeaderElector({
           client,
           namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',

@@ -24,6 +24,11 @@ export class WaitBackoff {
     this.attempts.delete(key);
   }
 
+  /** Keys with a wait in progress. */
+  get size(): number {
+    return this.attempts.size;
+  }
+
   /** Every key starts over (new information that may end every wait, such as a CRD change). */
   resetAll(): void {
     this.attempts.clear();

@@ -37,6 +37,11 @@ export class InterestRoutes {
     }
   }
 
+  /** Owners with a recorded interest. */
+  get size(): number {
+    return this.interestOf.size;
+  }
+
   /** The owners an event concerns. */
   owners(e: WatchEventInfo): Set<string> {
     const ns = e.obj.metadata.namespace;

@@ -13,11 +13,13 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import type { ObjectIdentity } from '../../runtime/observed.ts';
 import { GraphCompiler } from '../engine.ts';
 import { ControllerMetrics } from '../metrics.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../rbacChanges.ts';
 import type { ReadAccess } from '../readAccess.ts';
 import { WatchSet } from '../watches.ts';
+import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';
 import { InstanceServer } from './instanceServer.ts';
@@ -84,6 +86,8 @@ export class RgdController {
       resyncMs,
       onEvent: (e) => this.server.routeEvent(e),
       onError: (e) => this.log.debug({ err: String(e) }, 'watch error'),
+      // Children keep only the applyset manager's field sets (caches.ts).
+      keepManager: isChildCacheManager,
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({
@@ -113,7 +117,10 @@ export class RgdController {
     });
     this.registrar = new RgdRegistrar({
       client: this.client,
-      compiler: new GraphCompiler(this.client),
+      // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
+      // CRDs carry no schema text (status schemas come from CEL types), and the compiler keeps every
+      // document it compiled against for the process's lifetime.
+      compiler: new GraphCompiler(this.client, { slim: true }),
       server: this.server,
       rgds: {
         get: (name) => this.rgdInformer?.get(undefined, name),
@@ -169,6 +176,7 @@ export class RgdController {
     const resyncMs = this.opts.resyncMs ?? 36_000_000;
     this.crdInformer = watchCRDs(this.client, {
       discovery: this.client.discovery,
+      transform: rgdCacheTransforms.crd,
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.registrar.invalidate();
@@ -180,6 +188,7 @@ export class RgdController {
       ...(this.opts.rgdSelector ? { labelSelector: this.opts.rgdSelector } : {}),
       resyncMs,
       onError: (e) => this.log.debug({ err: String(e) }, 'rgd watch error'),
+      transform: rgdCacheTransforms.rgd,
     });
     const enqueue = (o: KubeObject): void => this.queue.add(o.metadata.name ?? '');
     this.rgdInformer.addHandlers({
@@ -215,6 +224,32 @@ export class RgdController {
       { selector: this.opts.rgdSelector ?? 'all', concurrency: this.opts.concurrency ?? 1 },
       'rgd controller started',
     );
+  }
+
+  /**
+   * The cached copy of an object, as the controller's informers hold it (caches.ts): an RGD, a CRD,
+   * an instance of a served RGD, or a child (any object of a kind the instances read).
+   */
+  cached(
+    what:
+      | { rgd: string }
+      | { crd: string }
+      | { instanceOf: string; namespace: string; name: string }
+      | { child: ObjectIdentity },
+  ): KubeObject | undefined {
+    if ('rgd' in what) return this.rgdInformer?.get(undefined, what.rgd);
+    if ('crd' in what) return this.crdInformer?.get(undefined, what.crd);
+    if ('child' in what) return this.watches.peek(what.child);
+    return this.server.cachedInstance(what.instanceOf, what.namespace, what.name);
+  }
+
+  /**
+   * How many instances (or objects) each per-instance structure holds: write echoes, wait backoffs,
+   * event routes, reconciles in flight, write overlays and echo records of children (tests, benchmarks).
+   */
+  retained(): Record<string, number> {
+    const o = this.watches.overlaySizes();
+    return { ...this.server.retained(), writeOverlays: o.recent, echoRecords: o.ownWrites };
   }
 
   /** Reconciles every RGD and every instance again, as a resync does. */

@@ -135,10 +135,20 @@ export class InstanceReconciler {
     );
   }
 
+  /** Drops what is remembered of an instance (its write echoes and wait backoffs): it is gone. */
   forget(uid: string): void {
     this.lastWrite.delete(uid);
     this.waits.reset(uid);
     this.forbiddenWaits.reset(uid);
+  }
+
+  /** How many instances each per-instance map holds (tests, benchmarks). */
+  retained(): { lastWrites: number; waits: number; forbiddenWaits: number } {
+    return {
+      lastWrites: this.lastWrite.size,
+      waits: this.waits.size,
+      forbiddenWaits: this.forbiddenWaits.size,
+    };
   }
 
   /**

@@ -13,6 +13,7 @@ import { serviceAccountUser } from '../names.ts';
 import type { ReadScope } from '../readAccess.ts';
 import type { ReconcileOutcome } from '../reconciler.ts';
 import { newsTo, type WatchEventInfo, type WatchSet } from '../watches.ts';
+import { rgdCacheTransforms } from './caches.ts';
 import type { GroupKindVersions } from './children.ts';
 import { type InstanceApi, InstanceReconciler, instanceKey } from './instanceReconciler.ts';
 import { instanceServiceAccount } from './names.ts';
@@ -32,6 +33,8 @@ interface InFlight {
   events: WatchEventInfo[];
   overflow: boolean;
   updates: KubeObject[];
+  /** The UIDs of versions of the instance deleted meanwhile: forgotten when the reconcile ends. */
+  deleted: string[];
 }
 
 /** Events kept per running reconcile; past that, the instance is simply reconciled again. */
@@ -150,6 +153,7 @@ export class InstanceServer {
         },
         resyncMs: this.opts.resyncMs,
         onError: (e) => this.opts.log.debug({ err: String(e), kind: api.kind }, 'instance watch error'),
+        transform: rgdCacheTransforms.instance,
       });
       const keyOf = (o: KubeObject): string =>
         instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? '');
@@ -175,7 +179,10 @@ export class InstanceServer {
             this.reconciler.isOwnEcho(n);
           if (o === n || !echo) enqueue(n);
         },
-        delete: enqueue,
+        delete: (o) => {
+          this.forgetInstance(keyOf(o), o.metadata.uid ?? '');
+          enqueue(o);
+        },
       });
       inf.start();
       entry.informers.push(inf);
@@ -192,6 +199,13 @@ export class InstanceServer {
     const s = this.served.get(rgdName);
     if (!s) return;
     this.served.delete(rgdName);
+    // No longer served: nothing is kept for its instances (serving it again starts from the caches).
+    for (const inf of s.informers)
+      for (const o of inf.list())
+        this.forgetInstance(
+          instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? ''),
+          o.metadata.uid ?? '',
+        );
     await Promise.all(s.informers.map((i) => i.stop()));
     this.opts.log.info({ rgd: rgdName, kind: s.api.kind }, 'stopped serving instances');
   }
@@ -221,10 +235,41 @@ export class InstanceServer {
       for (const inf of s.informers) for (const k of inf.keys()) this.queue.add(`${rgd}|${k}`);
   }
 
+  /**
+   * An instance is gone (its delete event, or its RGD is no longer served): its echo records, wait
+   * backoffs, event routes and queue failures go with it. During a reconcile of it, when that ends
+   * (the reconcile may still record a write).
+   */
+  private forgetInstance(key: string, uid: string): void {
+    const running = this.inflight.get(key);
+    if (running) {
+      running.deleted.push(uid);
+      return;
+    }
+    this.reconciler.forget(uid);
+    this.routes.set(key, undefined);
+    this.queue.forget(key);
+  }
+
+  /** How many instances each per-instance structure holds (tests, benchmarks). */
+  retained(): Record<string, number> {
+    return {
+      ...this.reconciler.retained(),
+      routes: this.routes.size,
+      inflight: this.inflight.size,
+    };
+  }
+
   instanceCount(): number {
     let n = 0;
     for (const s of this.served.values()) for (const i of s.informers) n += i.size;
     return n;
+  }
+
+  /** The cached copy of an instance of a served RGD (as the informer's transform left it). */
+  cachedInstance(rgdName: string, namespace: string, name: string): KubeObject | undefined {
+    const s = this.served.get(rgdName);
+    return s ? this.getInstance(s.api, namespace, name) : undefined;
   }
 
   private getInstance(api: InstanceApi, namespace: string, name: string): KubeObject | undefined {
@@ -248,13 +293,14 @@ export class InstanceServer {
     const s = this.served.get(rgdName);
     if (!s) return undefined; // no longer served
     const started = process.hrtime.bigint();
-    const seen: InFlight = { events: [], overflow: false, updates: [] };
+    const seen: InFlight = { events: [], overflow: false, updates: [], deleted: [] };
     this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
     try {
       outcome = await this.reconciler.reconcile(s.api, ns, name);
     } catch (e) {
       this.inflight.delete(key);
+      for (const uid of seen.deleted) this.forgetInstance(key, uid);
       if (seen.updates.some((u) => !this.reconciler.isOwnEcho(u))) this.queue.add(key);
       this.opts.metrics?.()?.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
       throw e;
@@ -263,6 +309,9 @@ export class InstanceServer {
     this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
     const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
     this.routes.set(key, ended ? undefined : outcome.interest);
+    // Deleted while it ran: forgotten now that its writes are recorded (the delete event queued it
+    // again, and that pass finds it gone).
+    for (const uid of seen.deleted) this.forgetInstance(key, uid);
     if (!ended) {
       const news =
         seen.overflow ||
