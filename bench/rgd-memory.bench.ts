@@ -15,8 +15,14 @@
  * `--snapshot` writes a heap snapshot of the controller at the last level (SIGUSR2,
  * bench/.out/rgd-memory/) and prints its largest constructors (taken after the measurements).
  *
+ * `--baseline DIR` first measures another checkout's bin/kgraph.js (a built worktree of the commit
+ * before a change: "before"), `--compare-node-arg A` this checkout with other node flags; `--rounds N`
+ * alternates the variants N times (medians); `--note FILE` appends a Markdown note to the section.
+ *
  * Run: node --import tsx bench/rgd-memory.bench.ts [--write] [--levels 200,1000] [--idle 30]
  *        [--samples 5] [--concurrency 4] [--node-arg …] [--label after] [--snapshot] [--no-build]
+ *        [--baseline DIR] [--compare-node-arg "--semi-space-growth-factor=2"] [--rounds 2]
+ *        [--note bench/rgd-memory.note.md]
  * With --write the table replaces the `## RGD controller memory` section of bench/README.md (`--section`
  * names another).
  */
