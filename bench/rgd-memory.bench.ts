@@ -36,7 +36,14 @@ import { installRgdCrd } from '../src/controller/rgd/crd.ts';
 import { freePort } from '../src/kube/freePort.ts';
 import { Informer, type KubeObject, type RestClient } from '../src/kube/index.ts';
 import { topConstructors } from './heapRetainers.ts';
-import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from './support.ts';
+import {
+  loadAverage,
+  measuredBy,
+  median,
+  spawnRgdController,
+  startBenchPlane,
+  writeReadmeSection,
+} from './support.ts';
 import { cpuMs, rssMiB } from './vs-kro/proc.ts';
 import { benchInstance, benchRgd, INSTANCE_API, instanceActive, RGD_NAME } from './vs-kro/rgd.ts';
 
@@ -205,29 +212,16 @@ async function run(v: Variant, snapshotAtEnd: boolean): Promise<{ levels: Level[
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     await installRgdCrd(admin);
     const port = await freePort();
-    proc = spawn(
-      process.execPath,
-      [
+    proc = spawnRgdController({
+      kubeconfig: plane.kubeconfig,
+      port,
+      concurrency: CONCURRENCY,
+      root: v.root,
+      nodeArgs: [
         ...v.nodeArgs,
         ...(snapshotAtEnd ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${OUT}`] : []),
-        join(v.root, 'bin', 'kgraph.js'),
-        'controller',
-        '--kubeconfig',
-        plane.kubeconfig,
-        '--no-graphs',
-        '--no-install-crd',
-        '--rgd-concurrency',
-        String(CONCURRENCY),
-        '--metrics-addr',
-        `127.0.0.1:${port}`,
-        '--health-addr',
-        `127.0.0.1:${port}`,
-        '--log-level',
-        'warn',
       ],
-      // dist/, as a user runs it, never the sources through tsx.
-      { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KGRAPH_SOURCES: '' } },
-    );
+    });
     const pid = proc.pid ?? 0;
     await waitHttp(`http://127.0.0.1:${port}/readyz`, proc);
     await admin.apply(benchRgd(), { fieldManager: 'bench', force: true });

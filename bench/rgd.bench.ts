@@ -10,7 +10,7 @@
  *        for Chrome DevTools; the top functions are printed)
  * With --write the table replaces the `## RGD controller` section of bench/README.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import { type CpuProfile, topFunctions } from './profile.ts';
-import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
+import { loadAverage, measuredBy, median, spawnRgdController, writeReadmeSection } from './support.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -79,27 +79,12 @@ try {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await installRgdCrd(admin);
   const port = await freePort();
-  proc = spawn(
-    process.execPath,
-    [
-      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
-      join(import.meta.dirname, '..', 'bin', 'kgraph.js'),
-      'controller',
-      '--kubeconfig',
-      plane.kubeconfig,
-      '--no-graphs',
-      '--no-install-crd',
-      '--rgd-concurrency',
-      String(CONCURRENCY),
-      '--metrics-addr',
-      `127.0.0.1:${port}`,
-      '--health-addr',
-      `127.0.0.1:${port}`,
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  proc = spawnRgdController({
+    kubeconfig: plane.kubeconfig,
+    port,
+    concurrency: CONCURRENCY,
+    nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  });
   const pid = proc.pid ?? 0;
   for (;;) {
     const r = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);

@@ -1,7 +1,8 @@
 /**
- * Shared by the benchmarks: medians, the run's context line, writing a section of bench/README.md and a
- * fresh local control plane with an admin client.
+ * Shared by the benchmarks: medians, the run's context line, writing a section of bench/README.md, a
+ * fresh local control plane with an admin client, and the RGD controller as its own process.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,4 +89,39 @@ export async function startBenchPlane(name: string): Promise<BenchPlane> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `kgraph controller --no-graphs` as its own process from a checkout's compiled dist/ (`root`, default
+ * this one), with node flags before bin/kgraph.js, metrics and health on `port`, warn-level logs.
+ */
+export function spawnRgdController(opts: {
+  kubeconfig: string;
+  port: number;
+  concurrency: number;
+  nodeArgs?: readonly string[];
+  root?: string;
+}): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      ...(opts.nodeArgs ?? []),
+      join(opts.root ?? join(import.meta.dirname, '..'), 'bin', 'kgraph.js'),
+      'controller',
+      '--kubeconfig',
+      opts.kubeconfig,
+      '--no-graphs',
+      '--no-install-crd',
+      '--rgd-concurrency',
+      String(opts.concurrency),
+      '--metrics-addr',
+      `127.0.0.1:${opts.port}`,
+      '--health-addr',
+      `127.0.0.1:${opts.port}`,
+      '--log-level',
+      'warn',
+    ],
+    // dist/, as a user runs it, never the sources through tsx.
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, KGRAPH_SOURCES: '' } },
+  );
 }
