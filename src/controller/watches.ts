@@ -300,9 +300,12 @@ export class WatchSet {
 
   /** Records a delete (by UID), so reads stop seeing the object before the watch delivers it. */
   noteDeleted(id: ObjectIdentity, uid: string): void {
-    // Unless the cache no longer holds it (its delete event came before the answer).
-    if (this.peek(id)?.metadata.uid !== uid) return;
-    this.recent.set(identityKey(id), { obj: null, uid, at: Date.now() });
+    // Unless neither the cache nor a write overlay holds it (its delete event came before the answer);
+    // an object our own write created may not have reached the cache yet, so its overlay counts.
+    const key = identityKey(id);
+    const overlaid = this.recent.get(key)?.obj?.metadata.uid === uid;
+    if (!overlaid && this.peek(id)?.metadata.uid !== uid) return;
+    this.recent.set(key, { obj: null, uid, at: Date.now() });
   }
 
   /** An ObservedState over the caches that records the interest of one evaluation. */
