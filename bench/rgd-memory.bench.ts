@@ -45,7 +45,7 @@ import {
   writeReadmeSection,
 } from './support.ts';
 import { cpuMs, rssMiB } from './vs-kro/proc.ts';
-import { benchInstance, benchRgd, INSTANCE_API, instanceActive, RGD_NAME } from './vs-kro/rgd.ts';
+import { applyBenchRgdUntilActive, benchInstance, INSTANCE_API, instanceActive } from './vs-kro/rgd.ts';
 
 const args = process.argv;
 const arg = (name: string, dflt: string): string => {
@@ -224,17 +224,7 @@ async function run(v: Variant, snapshotAtEnd: boolean): Promise<{ levels: Level[
     });
     const pid = proc.pid ?? 0;
     await waitHttp(`http://127.0.0.1:${port}/readyz`, proc);
-    await admin.apply(benchRgd(), { fieldManager: 'bench', force: true });
-    for (;;) {
-      const r = await admin.getOrUndefined({
-        apiVersion: 'kro.run/v1alpha1',
-        kind: 'ResourceGraphDefinition',
-        name: RGD_NAME,
-      });
-      if ((r?.status as { state?: string } | undefined)?.state === 'Active') break;
-      if (proc.exitCode !== null) throw new Error(`the controller exited with code ${proc.exitCode}`);
-      await sleep(100);
-    }
+    await applyBenchRgdUntilActive(admin, proc, 'the controller');
     admin.discovery.invalidate(INSTANCE_API.apiVersion);
     await sleep(1000); // the instance informer starts after Active
 

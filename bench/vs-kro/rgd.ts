@@ -4,7 +4,9 @@
  * unchanged: per instance a ConfigMap, a Secret, a ServiceAccount, a ClusterIP Service and a second
  * ConfigMap reading the first through CEL (two apply layers), all named after the instance.
  */
-import type { KubeObject } from '../../src/kube/index.ts';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubeObject, RestClient } from '../../src/kube/index.ts';
 
 export const RGD_NAME = 'benchapp';
 export const INSTANCE_API = { apiVersion: 'kro.run/v1alpha1', kind: 'BenchApp' } as const;
@@ -75,4 +77,23 @@ export function instanceActive(o: KubeObject): boolean {
     status?.state === 'ACTIVE' &&
     (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')
   );
+}
+
+/** Applies the benchmark's RGD and waits until its state is Active; fails if `proc` (its controller, `who`) exits. */
+export async function applyBenchRgdUntilActive(
+  admin: RestClient,
+  proc: ChildProcess,
+  who: string,
+): Promise<void> {
+  await admin.apply(benchRgd(), { fieldManager: 'bench', force: true });
+  for (;;) {
+    const r = await admin.getOrUndefined({
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'ResourceGraphDefinition',
+      name: RGD_NAME,
+    });
+    if ((r?.status as { state?: string } | undefined)?.state === 'Active') return;
+    if (proc.exitCode !== null) throw new Error(`${who} exited with code ${proc.exitCode}`);
+    await sleep(100);
+  }
 }

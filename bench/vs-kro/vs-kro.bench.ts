@@ -44,7 +44,7 @@ import {
   totalRequests,
 } from './apiserver.ts';
 import { cpuMs, rssMiB, treeCpuMs } from './proc.ts';
-import { benchInstance, benchRgd, INSTANCE_API, instanceActive, RGD_NAME } from './rgd.ts';
+import { applyBenchRgdUntilActive, benchInstance, INSTANCE_API, instanceActive } from './rgd.ts';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -287,17 +287,7 @@ async function controllerRound(c: Contender, round: number): Promise<ControllerR
     const pid = proc.pid ?? 0;
     await waitHttp(`http://127.0.0.1:${healthPort}/readyz`, proc, c.name);
 
-    await admin.apply(benchRgd(), { fieldManager: 'bench', force: true });
-    for (;;) {
-      const r = await admin.getOrUndefined({
-        apiVersion: 'kro.run/v1alpha1',
-        kind: 'ResourceGraphDefinition',
-        name: RGD_NAME,
-      });
-      if ((r?.status as { state?: string } | undefined)?.state === 'Active') break;
-      if (proc.exitCode !== null) throw new Error(`${c.name} exited with code ${proc.exitCode}`);
-      await sleep(100);
-    }
+    await applyBenchRgdUntilActive(admin, proc, c.name);
     // Start-up ends when the controller serves the instance kind: kro's /readyz answers before its caches
     // sync, kgraph's after, so the process's CPU at readyz alone would not compare like with like.
     const cpuStartMs = cpuMs(pid);
