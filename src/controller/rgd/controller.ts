@@ -265,6 +265,13 @@ export class RgdController {
     return this.started && (this.waitingForCrd !== undefined || (this.rgdInformer?.hasSynced() ?? false));
   }
 
+  /** No RGD and no instance queued or being reconciled (delayed retries excluded). */
+  isIdle(): boolean {
+    const rgds = this.queue.stats();
+    const instances = this.server.queue.stats();
+    return rgds.depth + rgds.processing + instances.depth + instances.processing === 0;
+  }
+
   async stop(): Promise<void> {
     if (this.waitingForCrd) clearInterval(this.waitingForCrd);
     this.waitingForCrd = undefined;
@@ -281,9 +288,7 @@ export class RgdController {
   async idle(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const a = this.queue.stats();
-      const b = this.server.queue.stats();
-      if (a.depth === 0 && a.processing === 0 && b.depth === 0 && b.processing === 0) return;
+      if (this.isIdle()) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('rgd controller did not become idle');
