@@ -257,14 +257,7 @@ async function graphRunnable(
     installCrd: opts.installCrds ?? true,
     log: opts.log,
   });
-  return {
-    name: 'graphs',
-    start: () => c.start(),
-    stop: () => c.stop(),
-    ready: () => c.ready(),
-    idle: () => idleQueue(c.queue.stats()),
-    registry: c.metrics.registry,
-  };
+  return runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats()));
 }
 
 async function rgdRunnable(
@@ -283,14 +276,7 @@ async function rgdRunnable(
     installCrd: opts.installCrds ?? true,
     log: opts.log,
   });
-  return {
-    name: 'rgds',
-    start: () => c.start(),
-    stop: () => c.stop(),
-    ready: () => c.ready(),
-    idle: () => c.isIdle(),
-    registry: c.metrics.registry,
-  };
+  return runnable('rgds', c, c.metrics.registry, () => c.isIdle());
 }
 
 async function planesRunnable(
@@ -311,13 +297,7 @@ async function planesRunnable(
       installCrds: opts.installCrds ?? true,
       ...common,
     });
-    return {
-      name: 'planes',
-      start: () => c.start(),
-      stop: () => c.stop(),
-      ready: () => c.ready(),
-      registry: undefined,
-    };
+    return runnable('planes', c, undefined);
   }
   const { PlanesController } = await import('../planes/controller.ts');
   const c = new PlanesController({
@@ -325,12 +305,23 @@ async function planesRunnable(
     installCrds: opts.installCrds ?? true,
     ...common,
   });
+  return runnable('planes', c, c.metrics.registry);
+}
+
+/** A controller (anything that starts, stops and says when it is ready) as a Runnable. */
+function runnable(
+  name: string,
+  c: { start(): Promise<void>; stop(): Promise<void>; ready(): boolean },
+  registry: Registry | undefined,
+  idle?: () => boolean,
+): Runnable {
   return {
-    name: 'planes',
+    name,
     start: () => c.start(),
     stop: () => c.stop(),
     ready: () => c.ready(),
-    registry: c.metrics.registry,
+    ...(idle ? { idle } : {}),
+    registry,
   };
 }
 

@@ -14,6 +14,7 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
@@ -215,12 +216,7 @@ export class RgdController {
         return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
       },
       1,
-      (name, e, delay) => {
-        this.log.warn(
-          { rgd: name, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
-          'rgd reconcile failed',
-        );
-      },
+      failedPassLogger(this.log, 'rgd'),
     );
     this.log.info(
       { selector: this.opts.rgdSelector ?? 'all', concurrency: this.opts.concurrency ?? 1 },
