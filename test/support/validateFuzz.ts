@@ -87,10 +87,9 @@ export async function validateProblems(file: string, text: string): Promise<stri
   try {
     const out = await runValidate([file], { crd: [], output: 'json' });
     if (out.exitCode !== 0 && out.exitCode !== 1) problems.push(`exit ${out.exitCode}`);
-    const report = JSON.parse(out.stdout) as {
-      objects: { diagnostics: { severity: string; code?: string; line?: number | null }[] }[];
-    };
-    for (const o of report.objects)
+    type Entry = { diagnostics: { severity: string; code?: string; line?: number | null }[] };
+    const report = JSON.parse(out.stdout) as { files: Entry[]; objects: Entry[] };
+    for (const o of [...report.files, ...report.objects])
       for (const d of o.diagnostics)
         if (d.severity === 'error' && (!d.code || d.line === undefined || d.line === null))
           problems.push(`error without code/location: ${JSON.stringify(d).slice(0, 300)}`);

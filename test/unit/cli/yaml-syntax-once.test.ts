@@ -45,10 +45,9 @@ describe('YAML syntax errors: one report, at the cause', () => {
   it('an unclosed single quote in a sequence, in JSON: one located error', () => {
     const r = validate(`${head}  name: shop\nspec:\n  nodes:\n    - id: 'cm\n    - id: b\n`, '-o', 'json');
     assert.equal(r.status, 1);
-    const report = JSON.parse(r.stdout) as {
-      objects: { diagnostics: { code: string; message: string; line: number; column: number }[] }[];
-    };
-    const all = report.objects.flatMap((o) => o.diagnostics);
+    type Entry = { diagnostics: { code: string; message: string; line: number; column: number }[] };
+    const report = JSON.parse(r.stdout) as { files: Entry[]; objects: Entry[] };
+    const all = [...report.files, ...report.objects].flatMap((o) => o.diagnostics);
     assert.deepEqual(
       all.map((d) => [d.code, d.line, d.column]),
       [['KG2001', 7, 11]],
