@@ -1,4 +1,8 @@
-/** The Graph controller's public surface (see README.md). */
+/**
+ * The Graph controller's public surface: the controller (watches, work queue, one reconcile per Graph),
+ * its reconciler and compiler cache, the Graph CRD, leader election, metrics and the probes server. The
+ * RGD and planes controllers live in rgd/ and planes/ over the shared machinery of core/ (README.md).
+ */
 export { type ControllerOptions, GraphController } from './controller.ts';
 export { EXACTLY_ONE_KIND_MESSAGE, established, graphCrd, installGraphCrd, waitForCrd } from './crd.ts';
 export { type CompileOutcome, GraphCompiler } from './engine.ts';

@@ -6,13 +6,29 @@
  */
 import { isApiError, type KubeObject, type RestClient } from '../kube/index.ts';
 
+/** A Lease-based leader election, as client-go's leaderelection runs it. */
 export interface LeaderElectionOptions {
   client: RestClient;
+  /** Namespace of the Lease. */
   namespace: string;
+  /** Name of the Lease. */
   name: string;
+  /** This process's holder identity (unique per replica). */
   identity: string;
+  /**
+   * How long a Lease holds without renewal before another replica may take it.
+   * @default 15
+   */
   leaseDurationSeconds?: number;
+  /**
+   * A leader that has not renewed for this long stops leading.
+   * @default 10_000 (10 s)
+   */
   renewDeadlineMs?: number;
+  /**
+   * How often to try to acquire or renew.
+   * @default 2_000 (2 s)
+   */
   retryPeriodMs?: number;
   onStartedLeading: () => void | Promise<void>;
   onStoppedLeading: () => void;

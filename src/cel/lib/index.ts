@@ -1,3 +1,8 @@
+/**
+ * The function libraries of kgraph's CEL environment (design/graph.md §16): the cel-go extensions kro
+ * enables, the Kubernetes libraries and kro's own, each a `CelLibrary` that declares its functions' types
+ * (for the checker) and implementations. `allLibraries` is what `baseEnvironment()` installs.
+ */
 import { encodersLibrary } from './encoders.ts';
 import { formatLibrary } from './format.ts';
 import { ipLibrary } from './ip.ts';

@@ -33,15 +33,19 @@ import { type ServeEntryStatus, type ServingLoop, startServing } from './serving
 import type { SweepAuthority } from './sweeper.ts';
 import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from './wiring.ts';
 
+/** How the planes controller runs on plain clusters (`kgraph controller --planes`). */
 export interface PlanesControllerOptions extends PlanesCommonOptions {
   /** The management cluster (provider plane), with the controller's identity. */
   client: RestClient;
-  /** Where ConsumerCluster kubeconfig Secrets and liveness records live (default kgraph-system). */
+  /**
+   * Where ConsumerCluster kubeconfig Secrets and liveness records live.
+   * @default "kgraph-system"
+   */
   namespace?: string;
   /**
    * Who lets the liveness sweeper run (§13.4, leader only): `{ isLeader }` from the Lease, or
-   * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: the
-   * sweeper refuses to sweep (and says so in the log).
+   * `{ singleReplica: true }` when leader election is off and one replica is declared.
+   * @default none: the sweeper refuses to sweep (and says so in the log)
    */
   sweepAuthority?: SweepAuthority;
 }
