@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { GraphController } from '../src/controller/controller.ts';
+import { GraphController } from '../src/controller/graph/controller.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';

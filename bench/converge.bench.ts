@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import pino from 'pino';
-import { GraphController, type ReconcileTrace } from '../src/controller/controller.ts';
+import { GraphController, type ReconcileTrace } from '../src/controller/graph/controller.ts';
 import { Informer, type KubeObject, type VerbCounts, WRITE_VERBS } from '../src/kube/index.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';

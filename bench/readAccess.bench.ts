@@ -15,13 +15,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inScope, scopeOfChange } from '../src/controller/rbacChanges.ts';
+import { inScope, scopeOfChange } from '../src/controller/core/rbacChanges.ts';
 import {
   newReadLedger,
   ReadAccess,
   type ReadScope,
   serviceAccountSubject,
-} from '../src/controller/readAccess.ts';
+} from '../src/controller/core/readAccess.ts';
 import { subjectAccessReview } from '../src/kube/access.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';

@@ -17,7 +17,7 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installGraphCrd } from '../src/controller/crd.ts';
+import { installGraphCrd } from '../src/controller/graph/crd.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installGraphCrd } from '../src/controller/crd.ts';
+import { installGraphCrd } from '../src/controller/graph/crd.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
 import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';

@@ -8,7 +8,7 @@
  * - instance status apply (the status subresource, kgraph-controller),
  * - child ConfigMap apply (the derived child, its labels and owner reference, the controller's manager),
  * each with the server's default field validation and with `fieldValidation=Ignore` (what the controller
- * sends, src/controller/writeDefaults.ts), and the watch fan-out: the child apply again with W watches of
+ * sends, src/controller/core/writeDefaults.ts), and the watch fan-out: the child apply again with W watches of
  * the namespace's ConfigMaps open (in this process), the added CPU per event and watcher.
  * CPU is the control-plane process's user + system time from /proc over the N requests, less its idle
  * rate (measured at the start of each round) over the same wall time; per request, median of --rounds
@@ -22,10 +22,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
+import { controllerClient } from '../../src/controller/core/writeDefaults.ts';
 import { RgdController } from '../../src/controller/rgd/controller.ts';
 import { installRgdCrd } from '../../src/controller/rgd/crd.ts';
 import { PARENT_MANAGER } from '../../src/controller/rgd/names.ts';
-import { controllerClient } from '../../src/controller/writeDefaults.ts';
 import type { FieldValidation, KubeObject, RestClient } from '../../src/kube/index.ts';
 import { Informer } from '../../src/kube/informer.ts';
 import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from '../support.ts';
@@ -237,7 +237,7 @@ try {
       'vs-kro/apicost.bench.ts',
       `1-min load ${loads.join(', ')} (start, after each round); ${ROUNDS} rounds of ${N} sequential requests per kind, medians`,
     ),
-    'A fresh local control plane (kube-testenv: kube-apiserver with etcd embedded, one process, no other controllers); kgraph\'s RGD controller converged one instance of bench/vs-kro/rgd.ts and stopped; then each request kind as the controller sends it, each a real change, one after the other. Server CPU = the plane process\'s user + system time (/proc) over the requests less its idle rate (measured at the start of each round), per request; every case in each round, each round starting at another. "default" sends no fieldValidation (the server then uses Warn), "Ignore" what the controllers send (src/controller/writeDefaults.ts).',
+    'A fresh local control plane (kube-testenv: kube-apiserver with etcd embedded, one process, no other controllers); kgraph\'s RGD controller converged one instance of bench/vs-kro/rgd.ts and stopped; then each request kind as the controller sends it, each a real change, one after the other. Server CPU = the plane process\'s user + system time (/proc) over the requests less its idle rate (measured at the start of each round), per request; every case in each round, each round starting at another. "default" sends no fieldValidation (the server then uses Warn), "Ignore" what the controllers send (src/controller/core/writeDefaults.ts).',
     '',
     '| request | server CPU, default | server CPU, fieldValidation=Ignore | Ignore/default | round trip (Ignore) |',
     '|---|---|---|---|---|',

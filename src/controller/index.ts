@@ -1,15 +1,20 @@
 /**
- * The Graph controller's public surface: the controller (watches, work queue, one reconcile per Graph),
- * its reconciler and compiler cache, the Graph CRD, leader election, metrics and the probes server. The
- * RGD and planes controllers live in rgd/ and planes/ over the shared machinery of core/ (README.md).
+ * The controllers' public surface: the Graph controller (graph/: watches, work queue, one reconcile per
+ * Graph), the machinery every controller shares (core/: names, conditions, the compiler cache, metrics),
+ * and the process host (host/: leader election, the probes server). The RGD and planes controllers live
+ * in rgd/ and planes/ (README.md).
  */
-export { type ControllerOptions, GraphController } from './controller.ts';
-export { EXACTLY_ONE_KIND_MESSAGE, established, graphCrd, installGraphCrd, waitForCrd } from './crd.ts';
-export { type CompileOutcome, GraphCompiler } from './engine.ts';
-export { type LeaderElectionOptions, LeaderElector } from './leader.ts';
-export { ControllerMetrics } from './metrics.ts';
-export * from './names.ts';
-export { appliedFieldsAgree } from './ownership.ts';
-export { GraphReconciler, type ReconcileOutcome } from './reconciler.ts';
-export { serve } from './server.ts';
-export type { Condition, Contribution, GraphStatus, ManagedResource } from './status.ts';
+export { appliedFieldsAgree } from './core/applyNeeded.ts';
+export type { Condition } from './core/conditions.ts';
+export { established, waitForCrd } from './core/crdReady.ts';
+export { type CompileOutcome, GraphCompiler } from './core/graphCompiler.ts';
+export type { Contribution, ManagedResource } from './core/inventory.ts';
+export { ControllerMetrics } from './core/metrics.ts';
+export * from './core/names.ts';
+export type { ReconcileOutcome } from './core/outcome.ts';
+export { type ControllerOptions, GraphController } from './graph/controller.ts';
+export { EXACTLY_ONE_KIND_MESSAGE, graphCrd, installGraphCrd } from './graph/crd.ts';
+export { GraphReconciler } from './graph/reconciler.ts';
+export type { GraphStatus } from './graph/status.ts';
+export { type LeaderElectionOptions, LeaderElector } from './host/leaderElection.ts';
+export { serve } from './host/probes.ts';

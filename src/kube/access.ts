@@ -2,7 +2,7 @@
  * Access reviews: "may I do X?" (SelfSubjectAccessReview), "may user U do X?" (SubjectAccessReview)
  * and "who am I?" (SelfSubjectReview). Planes and `kgraph` commands check permissions up front to
  * report a missing RBAC rule clearly instead of failing half-way through; the Graph controller asks
- * whether a Graph's ServiceAccount may read what the Graph reads (controller/readAccess.ts).
+ * whether a Graph's ServiceAccount may read what the Graph reads (controller/core/readAccess.ts).
  * All are POSTs of a review object that is never stored (counted as `review`, not as a write).
  */
 import type { CallOptions, RestClient } from './rest.ts';

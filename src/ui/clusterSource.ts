@@ -8,8 +8,8 @@
  * Kinds the user may not list and watch (checked with a SelfSubjectAccessReview before an informer
  * is started, so nothing waits on a watch that can never sync) show as "unreadable".
  */
-import { type CompileOutcome, GraphCompiler } from '../controller/engine.ts';
-import { newInterest, WatchSet } from '../controller/watches.ts';
+import { type CompileOutcome, GraphCompiler } from '../controller/core/graphCompiler.ts';
+import { newInterest, WatchSet } from '../controller/core/watches.ts';
 import { kubectlName, kubectlNameIn } from '../diag/objectName.ts';
 import {
   crdApiVersions,

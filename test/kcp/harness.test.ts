@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { waitForCrd } from '../../src/controller/crd.ts';
+import { waitForCrd } from '../../src/controller/core/crdReady.ts';
 import { blueprintCrd } from '../../src/controller/planes/crds.ts';
 import { APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
 import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/kube/kcpControlPlane.ts';

@@ -6,11 +6,11 @@
  */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import type { LeaderElector } from '../../controller/leader.ts';
-import { exposition } from '../../controller/metrics.ts';
+import { controllerClient } from '../../controller/core/writeDefaults.ts';
+import type { LeaderElector } from '../../controller/host/leaderElection.ts';
+import { exposition } from '../../controller/host/metricsEndpoint.ts';
+import { serve } from '../../controller/host/probes.ts';
 import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
-import { serve } from '../../controller/server.ts';
-import { controllerClient } from '../../controller/writeDefaults.ts';
 import { connect } from '../../kube/connect.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
@@ -125,10 +125,10 @@ export function registerControllerCommand(program: Command): void {
       // answer is asked once and RBAC events are decoded once (the Graph side starts the watch).
       const sharedReads =
         opts.graphs && opts.rgds
-          ? (await import('../../controller/rbacChanges.ts')).sharedReadAccess(client, { log })
+          ? (await import('../../controller/core/rbacChanges.ts')).sharedReadAccess(client, { log })
           : undefined;
       const graphs = opts.graphs
-        ? new (await import('../../controller/controller.ts')).GraphController({
+        ? new (await import('../../controller/graph/controller.ts')).GraphController({
             client,
             ...(sharedReads ? { sharedReads } : {}),
             ...(opts.namespace ? { namespaces: opts.namespace } : {}),
@@ -237,7 +237,7 @@ export function registerControllerCommand(program: Command): void {
       process.once('SIGTERM', () => void shutdown());
       if (opts.leaderElect) {
         const identity = `${hostname()}_${process.pid}`;
-        const { LeaderElector } = await import('../../controller/leader.ts');
+        const { LeaderElector } = await import('../../controller/host/leaderElection.ts');
         leader = new LeaderElector({
           client,
           namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',

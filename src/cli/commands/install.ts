@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { installGraphCrd } from '../../controller/crd.ts';
+import { installGraphCrd } from '../../controller/graph/crd.ts';
 import { installPlaneCrds } from '../../controller/planes/crds.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { kubectlName } from '../../diag/objectName.ts';

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { waitForCrd } from '../../controller/crd.ts';
+import { waitForCrd } from '../../controller/core/crdReady.ts';
 import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
 import { CONSUMER_PLURAL, KROP_GROUP } from '../../controller/planes/names.ts';

@@ -8,10 +8,10 @@
 import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
-import { type ApplyMemory, needsApply } from '../applyMemory.ts';
-import type { WatchSet } from '../watches.ts';
+import { type ApplyMemory, needsApply } from './applyMemory.ts';
 import type { DesiredObject, DesiredPatch } from './desired.ts';
 import { applyError, conflictMessage, isTargetVanished, withUidPrecondition } from './errors.ts';
+import type { WatchSet } from './watches.ts';
 
 /** What one reconcile learned while applying. */
 export interface ApplyState {

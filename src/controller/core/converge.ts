@@ -9,8 +9,6 @@
 
 import type { ObservedState } from '../../runtime/observed.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
-import { newReadLedger, type ReadScope, readForbiddenMessage } from '../readAccess.ts';
-import { type Interest, newInterest, type WatchSet } from '../watches.ts';
 import {
   type Applier,
   type ApplyState,
@@ -26,6 +24,8 @@ import {
   desiredTemplates,
   type Stamp,
 } from './desired.ts';
+import { newReadLedger, type ReadScope, readForbiddenMessage } from './readAccess.ts';
+import { type Interest, newInterest, type WatchSet } from './watches.ts';
 
 /** What the caller's hook says before a pass writes anything. */
 export type BeforeApply =

@@ -5,8 +5,8 @@
  */
 import { identityOf, type ObjectIdentity } from '../../runtime/observed.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
-import { patchManager } from '../names.ts';
-import { type Contribution, resourceKey } from '../status.ts';
+import { type Contribution, resourceKey } from './inventory.ts';
+import { patchManager } from './names.ts';
 
 export interface DesiredObject {
   node: NodeResult;

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import { type ApiError, isApiError } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
-import { forbiddenMessageHint } from '../rbacHint.ts';
+import { forbiddenMessageHint } from './rbacHint.ts';
 
 /** 404, 409 on a UID precondition (another object has the name now), or a kind no longer served. */
 export function isGoneError(e: unknown): boolean {

@@ -5,11 +5,11 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
-import { managerEntry } from '../ownership.ts';
-import { type Contribution, contributionKey, resourceKey } from '../status.ts';
-import type { WatchSet } from '../watches.ts';
+import { managerEntry } from './applyNeeded.ts';
 import { idOf } from './desired.ts';
 import { errorMessage, isGoneError, isTargetVanished, withUidPrecondition } from './errors.ts';
+import { type Contribution, contributionKey, resourceKey } from './inventory.ts';
+import type { WatchSet } from './watches.ts';
 
 export interface Retired {
   apiVersion: string;

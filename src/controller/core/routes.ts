@@ -4,7 +4,7 @@
  * event on an object enqueues exactly the owners that read it. Shared by both controllers.
  */
 import { identityKey } from '../../runtime/observed.ts';
-import { gvkKey, type Interest, type WatchEventInfo } from '../watches.ts';
+import { gvkKey, type Interest, type WatchEventInfo } from './watches.ts';
 
 export class InterestRoutes {
   /** interest key → owner keys; owner key → its interest keys. */

@@ -10,8 +10,8 @@
  */
 import { Informer, isNotFound, type KubeObject, type RestClient, watchCRDs } from '../../kube/index.ts';
 import { matchesSelector, toLabelSelector } from '../../runtime/selector.ts';
+import { type Condition, condition } from '../core/conditions.ts';
 import { errorMessage } from '../core/errors.ts';
-import { type Condition, condition } from '../status.ts';
 import { ClaimAccess } from './access.ts';
 import { ChildWatches } from './childWatches.ts';
 import { cleanupCluster } from './cleanup.ts';

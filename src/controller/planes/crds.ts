@@ -5,8 +5,8 @@
  * The kro RGD CRD's schema fragments are reused so both RGD flavours admit the same shapes.
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
-import { type InstallOptions, waitForCrd } from '../crd.ts';
-import { freeObject } from '../crdSchemaParts.ts';
+import { type InstallOptions, waitForCrd } from '../core/crdReady.ts';
+import { freeObject } from '../core/crdSchemaParts.ts';
 import { conditionsSchema, resourceSchema, schemaSection } from '../rgd/crd.ts';
 import {
   BLUEPRINT_CRD_NAME,

@@ -3,7 +3,7 @@
  * spec's order, `Progressing` as its complement, written on every pass, error passes included (§18.3);
  * `lastTransitionTime` is kept while a condition's status does not change. Pure.
  */
-import { type Condition, type ConditionStatus, condition } from '../status.ts';
+import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
 
 export type InstanceReason =
   | 'Ready'

@@ -22,9 +22,9 @@ import {
 } from '../../runtime/observed.ts';
 import { type LabelSelector, matchesSelector } from '../../runtime/selector.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
+import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { type DesiredObject, desiredTemplates, type TemplateItem } from '../core/desired.ts';
 import { errorMessage } from '../core/errors.ts';
-import { appliedFieldsAgree } from '../ownership.ts';
 import type { ClaimChecker } from './access.ts';
 import type { Claim } from './claims.ts';
 import { CHILD_MANAGER } from './names.ts';

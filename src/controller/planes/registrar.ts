@@ -13,9 +13,9 @@ import type { CompiledGraph, ValueNode } from '../../graph/model.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
 import { applyToExisting, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { crdNames, generateCrd } from '../../schema/crd/generate.ts';
+import { type Condition, condition } from '../core/conditions.ts';
 import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
-import type { GraphCompiler } from '../engine.ts';
-import { type Condition, condition } from '../status.ts';
+import type { GraphCompiler } from '../core/graphCompiler.ts';
 import { deriveClaims, generatedRoles, publishedClaim, roleNames, type TypedClaim } from './claims.ts';
 import {
   ANNOTATION_BLUEPRINT,

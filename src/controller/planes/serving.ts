@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import { Informer, isNotFound, type KubeObject, selfSubjectAccessReview } from '../../kube/index.ts';
+import { waitForCrd } from '../core/crdReady.ts';
 import { errorMessage } from '../core/errors.ts';
-import { waitForCrd } from '../crd.ts';
 import { ANNOTATION_BLUEPRINT, REGISTRAR_MANAGER } from './names.ts';
 import type { Connection, PublishedBlueprint } from './served.ts';
 

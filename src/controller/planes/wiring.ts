@@ -8,7 +8,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { type Handler, Informer, type RestClient } from '../../kube/index.ts';
-import { GraphCompiler } from '../engine.ts';
+import { GraphCompiler } from '../core/graphCompiler.ts';
 import type { ClaimChecker } from './access.ts';
 import { InstanceReconciler } from './instance.ts';
 import { BLUEPRINT_PLURAL, DEFAULT_TIMINGS, KROP_API_VERSION, type PlaneTimings } from './names.ts';

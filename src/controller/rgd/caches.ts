@@ -14,7 +14,7 @@
  *   only asks whether it exists, who owns it, and which apiVersions it serves (crdWatch.ts).
  */
 import { dropManagedFields, type KubeObject, keepManagedFields } from '../../kube/index.ts';
-import { CONTROLLER_MANAGER } from '../names.ts';
+import { CONTROLLER_MANAGER } from '../core/names.ts';
 import { APPLYSET_MANAGER, LABEL_RGD_NAME, PARENT_MANAGER } from './names.ts';
 
 /** Managers whose managedFields entries the children caches keep. */

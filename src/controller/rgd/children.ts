@@ -6,7 +6,7 @@
  * kind to the instance; identity reads during evaluation already route the children's events).
  */
 import type { Discovery, KubeObject } from '../../kube/index.ts';
-import { newInterest, type WatchSet } from '../watches.ts';
+import { newInterest, type WatchSet } from '../core/watches.ts';
 import { type Inventory, parseGroupKind } from './applyset.ts';
 import { LABEL_APPLYSET_PART_OF } from './names.ts';
 

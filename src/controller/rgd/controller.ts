@@ -14,11 +14,11 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
-import { GraphCompiler } from '../engine.ts';
-import { ControllerMetrics } from '../metrics.ts';
-import { controllerReads, type RbacWatch, type SharedReadAccess } from '../rbacChanges.ts';
-import type { ReadAccess } from '../readAccess.ts';
-import { WatchSet } from '../watches.ts';
+import { GraphCompiler } from '../core/graphCompiler.ts';
+import { ControllerMetrics } from '../core/metrics.ts';
+import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
+import type { ReadAccess } from '../core/readAccess.ts';
+import { WatchSet } from '../core/watches.ts';
 import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';

@@ -7,9 +7,9 @@
  * `deploy/crds/resourcegraphdefinitions.kro.run.yaml` is generated from `rgdCrd()`.
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
-import { type InstallOptions, waitForCrd } from '../crd.ts';
-import { forEachSchema, freeObject, objectRefSchema, stringList } from '../crdSchemaParts.ts';
-import { CONTROLLER_MANAGER } from '../names.ts';
+import { type InstallOptions, waitForCrd } from '../core/crdReady.ts';
+import { forEachSchema, freeObject, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
+import { CONTROLLER_MANAGER } from '../core/names.ts';
 import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
 
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];

@@ -10,9 +10,9 @@ import type { RestClient } from '../../kube/index.ts';
 import { identityKey } from '../../runtime/observed.ts';
 import { idOf } from '../core/desired.ts';
 import { errorMessage, isGoneError } from '../core/errors.ts';
-import { ANNOTATION_APPLY_ORDER } from '../names.ts';
-import { resourceKey } from '../status.ts';
-import type { Interest, WatchSet } from '../watches.ts';
+import { resourceKey } from '../core/inventory.ts';
+import { ANNOTATION_APPLY_ORDER } from '../core/names.ts';
+import type { Interest, WatchSet } from '../core/watches.ts';
 import type { Child } from './children.ts';
 
 export interface WaveOutcome {

@@ -6,9 +6,9 @@
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { evaluate } from '../../runtime/engine.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
-import { GraphCompiler } from '../engine.ts';
-import { LABEL_NODE_ID } from '../names.ts';
-import { newInterest, WatchSet } from '../watches.ts';
+import { GraphCompiler } from '../core/graphCompiler.ts';
+import { LABEL_NODE_ID } from '../core/names.ts';
+import { newInterest, WatchSet } from '../core/watches.ts';
 import { readInventory } from './applyset.ts';
 import { type Child, GroupKindVersions, listChildren } from './children.ts';
 import { applySetId, LABEL_APPLYSET_PART_OF } from './names.ts';

@@ -23,17 +23,17 @@ import { applyToExisting, type KubeObject, type RestClient } from '../../kube/in
 import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import type { Applier } from '../core/apply.ts';
+import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
+import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
+import type { ReconcileOutcome } from '../core/outcome.ts';
 import { pruneRetired } from '../core/prune.ts';
-import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../names.ts';
-import { appliedFieldsAgree } from '../ownership.ts';
-import type { ReadScope } from '../readAccess.ts';
-import type { ReconcileOutcome } from '../reconciler.ts';
-import type { ConditionStatus } from '../status.ts';
-import { type Interest, newInterest, type WatchSet } from '../watches.ts';
+import type { ReadScope } from '../core/readAccess.ts';
+import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
 import {
   groupKindOf,
   type Inventory,

@@ -7,12 +7,12 @@
  */
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
+import type { ControllerMetrics } from '../core/metrics.ts';
+import { serviceAccountUser } from '../core/names.ts';
+import type { ReconcileOutcome } from '../core/outcome.ts';
+import type { ReadScope } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
-import type { ControllerMetrics } from '../metrics.ts';
-import { serviceAccountUser } from '../names.ts';
-import type { ReadScope } from '../readAccess.ts';
-import type { ReconcileOutcome } from '../reconciler.ts';
-import { newsTo, type WatchEventInfo, type WatchSet } from '../watches.ts';
+import { newsTo, type WatchEventInfo, type WatchSet } from '../core/watches.ts';
 import { rgdCacheTransforms } from './caches.ts';
 import type { GroupKindVersions } from './children.ts';
 import { type InstanceApi, InstanceReconciler, instanceKey } from './instanceReconciler.ts';

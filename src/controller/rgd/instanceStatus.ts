@@ -5,8 +5,8 @@
  * conditions replace the four built-ins on the wire. Pure.
  */
 import type { BuiltinCondition, CustomConditionsResult } from '../../runtime/index.ts';
-import { jsonEqual } from '../ownership.ts';
-import { type Condition, type ConditionStatus, condition } from '../status.ts';
+import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
+import { jsonEqual } from '../core/jsonEqual.ts';
 
 export type InstanceState = 'IN_PROGRESS' | 'ACTIVE' | 'DELETING' | 'ERROR';
 

@@ -4,8 +4,8 @@
  * dependencies. Pure.
  */
 import type { CompiledGraph } from '../../graph/model.ts';
-import { jsonEqual } from '../ownership.ts';
-import { type Condition, type ConditionStatus, condition } from '../status.ts';
+import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
+import { jsonEqual } from '../core/jsonEqual.ts';
 
 export interface RgdStatus {
   state: 'Active' | 'Inactive';

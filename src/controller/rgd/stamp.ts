@@ -12,7 +12,7 @@ import {
   LABEL_COLLECTION_SIZE,
   LABEL_NODE_ID,
   labelValue,
-} from '../names.ts';
+} from '../core/names.ts';
 import {
   ANNOTATION_INSTANCE_GROUP,
   ANNOTATION_INSTANCE_NAME,

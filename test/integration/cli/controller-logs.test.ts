@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../support/controllerProcess.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { eventually, testNamespace } from '../../support/kube.ts';
-import { ensureCrd } from '../controller/support.ts';
+import { ensureCrd } from '../graph/support.ts';
 
 describe('controller logs', () => {
   let kubeconfig: string;

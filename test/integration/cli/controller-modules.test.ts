@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { freePort, waitReadyz } from '../../support/controllerProcess.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { testNamespace } from '../../support/kube.ts';
-import { ensureCrd } from '../controller/support.ts';
+import { ensureCrd } from '../graph/support.ts';
 import { ensureRgdCrd } from '../rgd/support.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -88,7 +88,7 @@ describe('kgraph controller module loading', () => {
     );
   }
 
-  const graphSide = ['controller/controller.ts', 'controller/reconciler.ts'];
+  const graphSide = ['controller/graph/controller.ts', 'controller/graph/reconciler.ts'];
   const rgdSide = [
     'controller/rgd/controller.ts',
     'controller/rgd/registrar.ts',

@@ -1,5 +1,5 @@
 /**
- * The 403 hint's kubectl commands run as printed (issue #17 item 10; src/controller/rbacHint.ts):
+ * The 403 hint's kubectl commands run as printed (issue #17 item 10; src/controller/core/rbacHint.ts):
  * the text a ReadForbidden condition carries is handed to a shell with the real kubectl against the
  * test control plane, `kubectl auth can-i` says no before and yes after for every verb it grants, and
  * the Graph converges. The cluster-scope form (clusterrole + clusterrolebinding) and a resource of a
@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import type { GraphController } from '../../../src/controller/controller.ts';
-import { grantHint } from '../../../src/controller/rbacHint.ts';
+import { grantHint } from '../../../src/controller/core/rbacHint.ts';
+import type { GraphController } from '../../../src/controller/graph/controller.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import { adminClient, testNamespace } from '../../support/kube.ts';
@@ -21,7 +21,7 @@ import {
   startController,
   stopController,
   waitCondition,
-} from '../controller/support.ts';
+} from '../graph/support.ts';
 
 let kubeconfig = '';
 

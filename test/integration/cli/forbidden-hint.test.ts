@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { GraphController } from '../../../src/controller/controller.ts';
+import type { GraphController } from '../../../src/controller/graph/controller.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
 import { adminClient, testNamespace } from '../../support/kube.ts';
 import {
@@ -19,7 +19,7 @@ import {
   startController,
   stopController,
   waitCondition,
-} from '../controller/support.ts';
+} from '../graph/support.ts';
 
 /** Does what the hint's `kubectl create role … && kubectl create rolebinding …` says, with the API. */
 async function grantAsHinted(client: RestClient, message: string): Promise<void> {

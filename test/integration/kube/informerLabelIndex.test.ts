@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newInterest, WatchSet } from '../../../src/controller/watches.ts';
+import { newInterest, WatchSet } from '../../../src/controller/core/watches.ts';
 import { Informer } from '../../../src/kube/informer.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GraphCompiler } from '../../../src/controller/engine.ts';
+import { GraphCompiler } from '../../../src/controller/core/graphCompiler.ts';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { RGD_CRD_NAME } from '../../../src/controller/rgd/names.ts';
 import { statusFieldTypes } from '../../../src/graph/typecheck.ts';

@@ -14,14 +14,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { GraphController } from '../../../src/controller/controller.ts';
-import { type SharedReadAccess, sharedReadAccess } from '../../../src/controller/rbacChanges.ts';
+import { type SharedReadAccess, sharedReadAccess } from '../../../src/controller/core/rbacChanges.ts';
+import { GraphController } from '../../../src/controller/graph/controller.ts';
 import { RgdController } from '../../../src/controller/rgd/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import { adminClient, grantServiceAccount, testNamespace } from '../../support/kube.ts';
-import { ensureCrd, graph, waitCondition } from '../controller/support.ts';
+import { ensureCrd, graph, waitCondition } from '../graph/support.ts';
 import {
   applyInstance,
   applyRgd,

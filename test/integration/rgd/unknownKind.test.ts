@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { GraphCompiler } from '../../../src/controller/engine.ts';
+import { GraphCompiler } from '../../../src/controller/core/graphCompiler.ts';
+import { WatchSet } from '../../../src/controller/core/watches.ts';
 import { GroupKindVersions } from '../../../src/controller/rgd/children.ts';
 import { InstanceServer } from '../../../src/controller/rgd/instanceServer.ts';
 import { RgdRegistrar } from '../../../src/controller/rgd/registrar.ts';
-import { WatchSet } from '../../../src/controller/watches.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { uniqueName } from '../../support/controlPlane.ts';
 import { adminClient, eventually, installWidgetCRD } from '../../support/kube.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { graphCrd } from '../../../src/controller/crd.ts';
+import { graphCrd } from '../../../src/controller/graph/crd.ts';
 import { rgdCrd } from '../../../src/controller/rgd/crd.ts';
 
 describe('deploy/', () => {

@@ -12,8 +12,8 @@
  */
 import { Informer, type KubeObject, type RestClient, watchCRDs } from '../../../kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2, exportEndpointURLs } from '../../../kube/kcp.ts';
+import { waitForCrd } from '../../core/crdReady.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { waitForCrd } from '../../crd.ts';
 import { blueprintCrd } from '../crds.ts';
 import { FINALIZER_INSTANCE, REGISTRAR_MANAGER } from '../names.ts';
 import type { PublishAnswer } from '../registrar.ts';

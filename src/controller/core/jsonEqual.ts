@@ -1,0 +1,29 @@
+/**
+ * Structural equality of JSON values as the API server stores them: a bigint and a number holding the
+ * same integer are equal (large integers decode as bigints). Pure.
+ */
+
+type Json = unknown;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function scalarEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    return String(a) === String(b);
+  }
+  return false;
+}
+
+export function jsonEqual(a: Json, b: Json): boolean {
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isObj(a)) {
+    if (!isObj(b)) return false;
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return scalarEqual(a, b);
+}

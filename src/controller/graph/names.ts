@@ -1,0 +1,7 @@
+/** The Graph API: its group/version, kind, CRD and finalizer (graph-semantics.md §2, §23.5). Pure. */
+
+export const GRAPH_API_VERSION = 'kro.run/v1alpha1';
+export const GRAPH_KIND = 'Graph';
+export const GRAPH_PLURAL = 'graphs';
+export const GRAPH_CRD_NAME = 'graphs.kro.run';
+export const GRAPH_FINALIZER = 'kro.run/graph-finalizer';

@@ -1,0 +1,594 @@
+/**
+ * The Graph reconciler (graph-semantics.md §2, §13, §21–§24): one Graph, one pass.
+ *
+ *   deletion? → finalize from status alone (deletion.ts)
+ *   finalizer → compile (Accepted / InvalidGraph) → evaluate → write-ahead inventory → apply templates
+ *   (per-Graph manager, not forced; reclaim from non-Graph managers) and patches (per-node managers;
+ *   status forced, main never) → evaluate again while writes unlock dependents → prune what is no longer
+ *   desired (never a pending node's resources) → release retired contributions → conditions → status.
+ *
+ * Every child write impersonates the Graph's ServiceAccount; reads come from the informer caches, each
+ * handed to the evaluation only if the ServiceAccount may read it (readAccess.ts), else the Graph
+ * writes nothing and reports ReadForbidden. An apply that would change nothing is skipped
+ * (applyMemory.ts), and an unchanged status is not written, so a steady-state reconcile — also the
+ * first one after a restart — makes no write request.
+ */
+import type { Logger } from 'pino';
+import type { CompiledGraph } from '../../graph/model.ts';
+import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { identityKey } from '../../runtime/observed.ts';
+import type { NodeResult } from '../../runtime/types.ts';
+import type { Applier } from '../core/apply.ts';
+import { ApplyMemory } from '../core/applyMemory.ts';
+import { managerEntry } from '../core/applyNeeded.ts';
+import { WaitBackoff } from '../core/backoff.ts';
+import { type Condition, condition } from '../core/conditions.ts';
+import { type BeforeApply, convergePasses } from '../core/converge.ts';
+import { type DesiredObject, idOf } from '../core/desired.ts';
+import { diagnosticsMessage } from '../core/errors.ts';
+import { type CompileOutcome, evaluateGraph, type GraphCompiler } from '../core/graphCompiler.ts';
+import { contributionKey, type ManagedResource, resourceKey } from '../core/inventory.ts';
+import { literalIdentities } from '../core/literalIdentities.ts';
+import {
+  CONTROLLER_MANAGER,
+  graphImpersonation,
+  isGraphManager,
+  serviceAccountUser,
+  templateManager,
+} from '../core/names.ts';
+import type { OutcomeKind, ReconcileOutcome } from '../core/outcome.ts';
+import { pruneRetired, releaseContributions } from '../core/prune.ts';
+import type { ReadAccess } from '../core/readAccess.ts';
+import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
+import { finalizeGraph } from './deletion.ts';
+import { addFinalizer } from './finalizer.ts';
+import { GRAPH_FINALIZER } from './names.ts';
+import { serviceAccountNameOf } from './serviceAccount.ts';
+import { stampTemplate } from './stamp.ts';
+import {
+  type GraphStatus,
+  MAX_MANAGED_RESOURCES,
+  parseStatus,
+  readyCondition,
+  statusEqual,
+  statusJson,
+} from './status.ts';
+
+export interface GraphLister {
+  get(namespace: string, name: string): KubeObject | undefined;
+}
+
+export interface ReconcilerDeps {
+  /** The controller's own identity: Graph status, finalizer, watches. */
+  client: RestClient;
+  watches: WatchSet;
+  /** Decides which cached reads a Graph's ServiceAccount may see (§24). */
+  reads: ReadAccess;
+  compiler: GraphCompiler;
+  graphs: GraphLister;
+  log: Logger;
+  maxCollectionSize?: number;
+  /** Parallel applies within one collection (§25, default 20). */
+  applyConcurrency?: number;
+  now?: () => string;
+}
+
+const WAIT_BASE_MS = 1_000;
+const WAIT_MAX_MS = 300_000;
+
+/** The finalizer write of this reconcile, sent at its start: resolves false when the Graph is gone. */
+interface Finalizing {
+  written: Promise<boolean>;
+}
+
+export class GraphReconciler {
+  private readonly deps: ReconcilerDeps;
+  private readonly compiled = new Map<
+    string,
+    { generation: number; epoch: number; outcome: CompileOutcome }
+  >();
+  /** Status we wrote last, per Graph UID, used while the cache has not caught up with it. */
+  private readonly lastStatus = new Map<string, { rv: number; status: GraphStatus }>();
+  private readonly waits = new WaitBackoff(WAIT_BASE_MS, WAIT_MAX_MS);
+  /** Decides, without writing, whether an apply would change anything (also after a restart). */
+  readonly applies = new ApplyMemory();
+  private epoch = 0;
+
+  constructor(deps: ReconcilerDeps) {
+    this.deps = deps;
+  }
+
+  /** Forget compiled graphs (a CRD changed): the next reconcile compiles again. */
+  invalidateCompiled(): void {
+    this.epoch += 1;
+    this.deps.compiler.invalidate();
+  }
+
+  private now(): string {
+    return (this.deps.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z')))();
+  }
+
+  async reconcile(namespace: string, name: string): Promise<ReconcileOutcome> {
+    const interest = newInterest();
+    const graph = this.deps.graphs.get(namespace, name);
+    if (!graph) return { kind: 'gone', reason: 'NotFound', interest };
+    const uid = graph.metadata.uid ?? '';
+    const prev = this.currentStatus(graph);
+
+    if (graph.metadata.deletionTimestamp) {
+      if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
+        return { kind: 'deleted', reason: 'Deleted', interest };
+      }
+      const r = await finalizeGraph(
+        {
+          client: this.deps.client,
+          watches: this.deps.watches,
+          log: this.deps.log,
+          writeStatus: async (s) => {
+            await this.writeStatus(graph as KubeObject, prev, s);
+          },
+          now: () => this.now(),
+        },
+        graph,
+        prev,
+        interest,
+      );
+      if (r.kind === 'deleted') {
+        this.lastStatus.delete(uid);
+        this.deps.watches.ownWrites.forget(graphWriteKey(graph));
+        this.compiled.delete(uid);
+        this.waits.reset(uid);
+      }
+      return r.kind === 'waiting' ? { ...r, requeueAfterMs: this.nextWait(uid) } : r;
+    }
+
+    // The finalizer goes out now and is waited for only before the first child write (beside the
+    // write-ahead status, §22.1): compiling and evaluating overlap its round trip.
+    let finalizer: Finalizing | undefined;
+    if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
+      const written = addFinalizer(this.deps.client, graph).then((updated) => {
+        if (updated) this.noteOwnWrite(updated, updated.metadata.resourceVersion);
+        return updated !== undefined;
+      });
+      written.catch(() => undefined); // awaited below; a failure surfaces there
+      finalizer = { written };
+    }
+    const generation = graph.metadata.generation ?? 0;
+    const outcome = await this.compile(graph);
+    if (!outcome.accepted || !outcome.compiled) {
+      if (finalizer && !(await finalizer.written)) return { kind: 'gone', reason: 'NotFound', interest };
+      return this.rejected(graph, prev, outcome, interest);
+    }
+    const r = await this.converge(graph, prev, outcome.compiled, generation, interest, finalizer);
+    if (finalizer && !(await finalizer.written)) return { kind: 'gone', reason: 'NotFound', interest };
+    return r;
+  }
+
+  // ------------------------------------------------------------------ compile
+
+  private async compile(graph: KubeObject): Promise<CompileOutcome> {
+    const uid = graph.metadata.uid ?? '';
+    const generation = graph.metadata.generation ?? 0;
+    const hit = this.compiled.get(uid);
+    if (hit && hit.generation === generation && hit.epoch === this.epoch) {
+      if (!hit.outcome.unknownKind) return hit.outcome;
+      // A kind was unknown: schemas may have been published since (CRD OpenAPI lags Established).
+      this.deps.compiler.invalidate();
+    }
+    const epoch = this.epoch;
+    const outcome = await this.deps.compiler.compile(graph);
+    // The source text is for `kgraph ui`, not for reconciles: not kept per Graph.
+    const { source: _source, ...kept } = outcome;
+    this.compiled.set(uid, { generation, epoch, outcome: kept });
+    return outcome;
+  }
+
+  private async rejected(
+    graph: KubeObject,
+    prev: GraphStatus,
+    outcome: CompileOutcome,
+    interest: Interest,
+  ): Promise<ReconcileOutcome> {
+    const gen = graph.metadata.generation ?? 0;
+    const message = diagnosticsMessage(outcome.diagnostics, 'the graph was not accepted');
+    const now = () => this.now();
+    const accepted = condition(prev.conditions, 'Accepted', 'False', 'InvalidGraph', message, gen, now);
+    const converged = condition(
+      prev.conditions,
+      'ResourcesConverged',
+      'Unknown',
+      'InvalidGraph',
+      'nothing is applied while the graph is not accepted',
+      gen,
+      now,
+    );
+    const status: GraphStatus = {
+      ...prev,
+      conditions: [accepted, converged, readyCondition(prev.conditions, accepted, converged, gen, now)],
+      observedGeneration: gen,
+    };
+    await this.writeStatus(graph, prev, status);
+    const uid = graph.metadata.uid ?? '';
+    // An unknown kind may be a CRD on its way: retry with backoff besides the CRD watch.
+    if (outcome.unknownKind)
+      return { kind: 'invalid', reason: 'InvalidGraph', interest, requeueAfterMs: this.nextWait(uid) };
+    this.waits.reset(uid);
+    return { kind: 'invalid', reason: 'InvalidGraph', interest };
+  }
+
+  // ------------------------------------------------------------------ converge
+
+  private async converge(
+    graph: KubeObject,
+    prev: GraphStatus,
+    compiled: CompiledGraph,
+    generation: number,
+    interest: Interest,
+    finalizer: Finalizing | undefined,
+  ): Promise<ReconcileOutcome> {
+    const { watches } = this.deps;
+    const namespace = graph.metadata.namespace ?? 'default';
+    const uid = graph.metadata.uid ?? '';
+    const saName = serviceAccountNameOf(graph);
+    const saUser = serviceAccountUser(namespace, saName);
+    const writer = this.deps.client.withImpersonation(graphImpersonation(namespace, saName));
+    const tmplManager = templateManager(uid);
+
+    await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
+    await Promise.all(
+      prev.managedResources.map((r) => watches.prepare(r.apiVersion, r.kind, [r.namespace ?? namespace])),
+    );
+
+    // Status carried through the reconcile: write-ahead updates it before applies.
+    let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
+    // Objects whose identity is literal are recorded with the first write-ahead even when their node
+    // renders only in a later pass (it waits on a sibling's data): one write-ahead per reconcile.
+    const foreseen = literalIdentities(compiled, namespace);
+
+    const applier: Applier = {
+      writer,
+      watches,
+      concurrency: this.deps.applyConcurrency ?? 20,
+      memory: this.applies,
+      owner: `${namespace}/${graph.metadata.name ?? ''}`,
+    };
+    const passes = await convergePasses({
+      watches,
+      reads: this.deps.reads.forServiceAccount(namespace, saName),
+      applier,
+      namespace,
+      interest,
+      evaluate: (observed) => evaluateGraph(compiled, observed, namespace, this.deps.maxCollectionSize),
+      stamp: (value, item) =>
+        stampTemplate(value, {
+          nodePath: item.node.path,
+          applyLayer: item.node.applyLayer,
+          graphUid: uid,
+          ...(item.collection ? { collection: item.collection } : {}),
+        }),
+      patchOwner: uid,
+      policy: { manager: tmplManager, force: false, protectedManager: isGraphManager },
+      beforeApply: async (desired, patches): Promise<BeforeApply> => {
+        if (desired.length > MAX_MANAGED_RESOURCES) {
+          // The inventory could not record them all, and nothing is applied without a record (§22.1).
+          return {
+            proceed: false,
+            error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
+          };
+        }
+        // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
+        const known = new Set(working.managedResources.map(resourceKey));
+        const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+        for (const d of desired) known.add(d.key);
+        for (const f of foreseen) {
+          const key = resourceKey(f.id);
+          if (known.has(key)) continue;
+          known.add(key);
+          intents.push({ nodeID: f.nodeID, ...f.id });
+        }
+        const knownC = new Set(working.contributions.map(contributionKey));
+        const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
+        let wroteAhead: Promise<boolean> = Promise.resolve(true);
+        let next: GraphStatus | undefined;
+        if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
+          next = {
+            ...working,
+            managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
+            contributions: [...working.contributions, ...newContribs],
+            appliedServiceAccount: saUser,
+          };
+          wroteAhead = this.writeStatus(graph, working, next);
+        }
+        // The finalizer and the write-ahead record, in one round trip, both before any child exists.
+        const [held, recorded] = await Promise.all([finalizer?.written ?? true, wroteAhead]);
+        // Gone, or superseded by a newer generation: never apply without the finalizer and the record.
+        if (!held || !recorded) return { proceed: false, superseded: true };
+        if (next) working = next;
+        return { proceed: true };
+      },
+    });
+    if (passes.superseded) return { kind: 'waiting', reason: 'Superseded', interest };
+    const { result, state, desired, patches } = passes;
+
+    // Inventory of this pass, in apply order; pending nodes keep what they had.
+    // Pending nodes, and dynamic nodes held because their type is not served, keep what they applied.
+    const keeps = (n: NodeResult): boolean => n.state === 'pending' || n.held === true;
+    const pendingPaths = result.nodes.filter(keeps).map((n) => n.path);
+    const isPending = (nodeID: string): boolean =>
+      pendingPaths.some((p) => nodeID === p || nodeID.startsWith(`${p}.`));
+    const oldByKey = new Map(working.managedResources.map((r) => [resourceKey(r), r]));
+    let inventory: ManagedResource[];
+    let pruneErrors: string[] = [];
+    let releaseErrors: string[] = [];
+    let contributions = working.contributions;
+    if (state.hardError || state.forbidden) {
+      // Abort: keep everything, learn UIDs of what was applied.
+      inventory = working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r))));
+    } else {
+      inventory = [];
+      const seen = new Set<string>();
+      const view = watches.view(interest);
+      for (const n of result.nodes) {
+        if (n.kind !== 'template') continue;
+        if (keeps(n)) {
+          for (const r of working.managedResources)
+            if (r.nodeID === n.path && !seen.has(resourceKey(r))) {
+              inventory.push(r);
+              seen.add(resourceKey(r));
+            }
+          continue;
+        }
+        for (const d of desired.filter((x) => x.node === n)) {
+          if (seen.has(d.key)) continue;
+          seen.add(d.key);
+          const uidNow = state.uids.get(d.key) ?? oldByKey.get(d.key)?.uid;
+          const observed = view.get(d.id);
+          const observedUid = (observed?.metadata as { uid?: unknown } | undefined)?.uid;
+          const okUid = uidNow ?? (observed && managerEntry(observed, tmplManager) ? observedUid : undefined);
+          inventory.push(entryOf(d, typeof okUid === 'string' ? okUid : undefined));
+        }
+      }
+      // Entries under pending graph nodes (children not reported) are kept too.
+      for (const r of working.managedResources) {
+        if (!seen.has(resourceKey(r)) && isPending(r.nodeID)) {
+          inventory.push(r);
+          seen.add(resourceKey(r));
+        }
+      }
+      const retired = working.managedResources.filter((r) => !seen.has(resourceKey(r)));
+      const pruned = await pruneRetired(writer, watches, this.deps.log, retired);
+      pruneErrors = pruned.errors;
+      inventory.push(...pruned.kept);
+
+      const wanted = new Set(patches.map((p) => contributionKey(p.contribution)));
+      const retiredC = working.contributions.filter(
+        (c) => !wanted.has(contributionKey(c)) && !(c.nodeID && isPending(c.nodeID)),
+      );
+      const released = await releaseContributions(writer, watches, retiredC);
+      releaseErrors = released.errors;
+      const retiredKeys = new Set(retiredC.map(contributionKey));
+      const keptKeys = new Set(released.kept.map(contributionKey));
+      contributions = working.contributions.filter(
+        (c) => !retiredKeys.has(contributionKey(c)) || keptKeys.has(contributionKey(c)),
+      );
+    }
+
+    // Conditions.
+    const now = () => this.now();
+    const conds = prev.conditions;
+    const nodeCount = result.nodes.length;
+    const accepted = condition(
+      conds,
+      'Accepted',
+      'True',
+      'Compiled',
+      `compiled ${nodeCount} nodes`,
+      generation,
+      now,
+    );
+    let kind: OutcomeKind = 'converged';
+    let converged: Condition;
+    if (state.forbidden) {
+      // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the Graph again.
+      kind = 'waiting';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ReadForbidden',
+        state.forbidden,
+        generation,
+        now,
+      );
+    } else if (state.hardError) {
+      kind = 'failed';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        state.hardReason ?? 'ApplyFailed',
+        state.hardError,
+        generation,
+        now,
+      );
+    } else if (pruneErrors.length > 0) {
+      kind = 'failed';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'PruneFailed',
+        pruneErrors.join('; '),
+        generation,
+        now,
+      );
+    } else if (releaseErrors.length > 0) {
+      kind = 'failed';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'ReleaseFailed',
+        releaseErrors.join('; '),
+        generation,
+        now,
+      );
+    } else if (state.conflicts.length > 0) {
+      kind = 'waiting';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        'FieldManagerConflict',
+        state.conflicts.join('; '),
+        generation,
+        now,
+      );
+    } else if (result.firstSoft) {
+      kind = 'waiting';
+      const soft = result.firstSoft;
+      const reason = soft.state === 'pending' ? 'DataPending' : 'WaitingForReadiness';
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'False',
+        reason,
+        `node ${soft.node}: ${soft.reason}`,
+        generation,
+        now,
+      );
+    } else {
+      converged = condition(
+        conds,
+        'ResourcesConverged',
+        'True',
+        'Applied',
+        `${inventory.length} resources applied`,
+        generation,
+        now,
+      );
+    }
+    const status: GraphStatus = {
+      conditions: [accepted, converged, readyCondition(conds, accepted, converged, generation, now)],
+      managedResources: inventory.slice(0, MAX_MANAGED_RESOURCES),
+      contributions,
+      appliedServiceAccount: saUser,
+      observedGeneration: generation,
+    };
+    await this.writeStatus(graph, working, status);
+    for (const r of status.managedResources) interest.gets.add(identityKey(idOf(r)));
+    for (const c of status.contributions) interest.gets.add(identityKey(idOf(c)));
+
+    const reason = converged.reason;
+    if (kind === 'failed') {
+      return { kind, reason, interest, error: new Error(`${reason}: ${converged.message}`) };
+    }
+    if (kind === 'waiting') {
+      // Progress (this reconcile wrote): wait from the shortest delay again, the events of the writes
+      // and of what they wait on come through the watches anyway.
+      if (state.wroteAny) this.waits.reset(uid);
+      return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
+    }
+    this.waits.reset(uid);
+    return { kind, reason, interest };
+  }
+
+  private nextWait(uid: string): number {
+    return this.waits.next(uid);
+  }
+
+  // ------------------------------------------------------------------ status
+
+  private currentStatus(graph: KubeObject): GraphStatus {
+    const uid = graph.metadata.uid ?? '';
+    const cached = this.lastStatus.get(uid);
+    const rv = Number(graph.metadata.resourceVersion);
+    if (cached && Number.isFinite(rv) && cached.rv > rv) return cached.status;
+    // The cache has caught up with our last write: its copy is needed no more.
+    if (cached) this.lastStatus.delete(uid);
+    return parseStatus(graph);
+  }
+
+  /**
+   * Writes the status unless unchanged. Returns false, writing nothing, when the status was computed for
+   * an older generation than the cache holds (§21.1): the newer generation will be reconciled.
+   */
+  private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<boolean> {
+    if (statusEqual(prev, next)) return true;
+    const ns = graph.metadata.namespace ?? '';
+    const name = graph.metadata.name ?? '';
+    const latest = this.deps.graphs.get(ns, name);
+    if (
+      latest &&
+      latest.metadata.uid === graph.metadata.uid &&
+      (latest.metadata.generation ?? 0) > (graph.metadata.generation ?? 0)
+    ) {
+      return false;
+    }
+    const res = await this.deps.client.applyStatus(
+      {
+        apiVersion: graph.apiVersion,
+        kind: graph.kind,
+        metadata: { name, namespace: ns },
+        status: statusJson(next),
+      },
+      { fieldManager: CONTROLLER_MANAGER, force: true },
+    );
+    this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
+    this.noteOwnWrite(graph, res.metadata.resourceVersion);
+    return true;
+  }
+
+  /** Records a Graph version our own write (a status, the finalizer) produced: its echo is no news. */
+  private noteOwnWrite(graph: KubeObject, rv: string | undefined): void {
+    this.deps.watches.ownWrites.note(graphWriteKey(graph), rv, graphKeyOf(graph));
+  }
+
+  /**
+   * True when `graph` is exactly the object one of our own writes (a status, the finalizer) left: an
+   * echo with nothing to reconcile, since the reconcile that wrote it went on from the write's answer.
+   */
+  isOwnStatusEcho(graph: KubeObject): boolean {
+    // Every Graph update passes here: once the cache holds our last status write, its copy goes.
+    const uid = graph.metadata.uid ?? '';
+    const copy = this.lastStatus.get(uid);
+    if (copy && Number(graph.metadata.resourceVersion) >= copy.rv) this.lastStatus.delete(uid);
+    return (
+      this.deps.watches.ownWrites.writerOf(graphWriteKey(graph), graph.metadata.resourceVersion) ===
+      graphKeyOf(graph)
+    );
+  }
+}
+
+// -------------------------------------------------------------------- helpers
+
+/** The Graph's queue key, `<namespace>/<name>`: the owner of its writes. */
+function graphKeyOf(graph: KubeObject): string {
+  return `${graph.metadata.namespace ?? ''}/${graph.metadata.name ?? ''}`;
+}
+
+/** The Graph's record in OwnWrites (the same identity key its children have there). */
+function graphWriteKey(graph: KubeObject): string {
+  return identityKey({
+    apiVersion: graph.apiVersion,
+    kind: graph.kind,
+    namespace: graph.metadata.namespace ?? '',
+    name: graph.metadata.name ?? '',
+  });
+}
+
+function entryOf(d: DesiredObject, uid: string | undefined): ManagedResource {
+  const e: ManagedResource = {
+    nodeID: d.node.path,
+    apiVersion: d.id.apiVersion,
+    kind: d.id.kind,
+    name: d.id.name,
+  };
+  if (d.id.namespace) e.namespace = d.id.namespace;
+  if (uid) e.uid = uid;
+  return e;
+}
+
+function withUid(r: ManagedResource, uid: string | undefined): ManagedResource {
+  return uid && !r.uid ? { ...r, uid } : r;
+}
