@@ -211,7 +211,7 @@ function importDocuments(st: ScopeState, docs: readonly RenderedChartDocument[])
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
     const crd = crdScopes.get(`${group}/${kind}`);
     const namespaced = crd ? crd.namespaced : !clusterScopedKinds.has(kind);
-    // As mkResource: a namespaced object always lands in the scope's namespace (seed A2).
+    // As mkResource: a namespaced object always lands in the scope's namespace (design/sdk.md §A2).
     const { node, resource } = createResource(
       st,
       {

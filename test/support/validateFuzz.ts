@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the corpus quotes kgraph ${…} expressions
 /**
- * The fuzzer of `kgraph validate` and `kgraph cel` (issue #10 item 4), shared by the seeded unit test
+ * The fuzzer of `kgraph validate` and `kgraph cel`, shared by the seeded unit test
  * (test/unit/graph/fuzz.test.ts, small and fast) and the long run (scripts/fuzz-validate.ts): mutations
  * of the example Graphs (deletions, duplications, type swaps, deep nesting, hostile expressions) and
  * the check that a run is no crash: exit 0 or 1, JSON on stdout, a code and a location on every error.

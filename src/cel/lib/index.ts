@@ -26,7 +26,7 @@ export { CONDITION_TYPE, RuntimeCondition } from './kro-runtime.ts';
 export type { CelLibrary } from './library.ts';
 export { isOmit, OMIT, OmitSentinel } from './omit.ts';
 
-/** Every function library of kgraph's CEL environment (graph-semantics.md §16), in install order. */
+/** Every function library of kgraph's CEL environment (design/graph.md §16), in install order. */
 export const allLibraries: CelLibrary[] = [
   stringsLibrary,
   formatLibrary,

@@ -1,6 +1,6 @@
 /**
  * `kgraph controller`: the Graph controller, the RGD controller and (--planes) the planes controller in
- * one process. Each is imported only when it runs (issue #15: `--no-graphs` loads none of the Graph
+ * one process. Each is imported only when it runs (`--no-graphs` loads none of the Graph
  * controller's modules, `--no-rgds` none of the RGD side's, the planes only with --planes), so a
  * process holds the code of what it serves and nothing else.
  */
@@ -150,7 +150,7 @@ export function registerControllerCommand(program: Command): void {
           })
         : undefined;
       let leader: LeaderElector | undefined;
-      // §13.4: the sweeper runs on the leader only; without leader election only when the operator
+      // design/planes.md §13.4: the sweeper runs on the leader only; without leader election only when the operator
       // declares a single replica (otherwise it refuses and says so in the log).
       const sweepAuthority: SweepAuthority = opts.leaderElect
         ? { isLeader: () => leader?.isLeader === true }

@@ -91,7 +91,7 @@ export async function runValidate(args: string[], opts: ValidateCliOptions): Pro
 
 /**
  * Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config).
- * The kube client is imported only here: an offline validate never loads it (start-up time, #15).
+ * The kube client is imported only here: an offline validate never loads it (start-up time).
  */
 async function liveSource(path: string | undefined): Promise<KubeLive> {
   const [{ loadKubeConfig }, { RestClient }, { kubeLiveFetcher }] = await Promise.all([

@@ -31,7 +31,7 @@ import { serviceAccountNameOf } from './serviceAccount.ts';
 
 /** How a Graph controller runs (`kgraph controller` sets these from its flags). */
 export interface ControllerOptions {
-  /** The controller's own identity: watches, status writes; Graph writes impersonate (§24). */
+  /** The controller's own identity: watches, status writes; Graph writes impersonate (design/graph.md §24). */
   client: RestClient;
   /**
    * Reconcile only Graphs of these namespaces (and watch namespaced kinds only there).
@@ -39,7 +39,7 @@ export interface ControllerOptions {
    */
   namespaces?: readonly string[];
   /**
-   * Graphs reconciled in parallel (§25).
+   * Graphs reconciled in parallel (design/graph.md §25).
    * @default 1
    */
   concurrency?: number;
@@ -56,7 +56,7 @@ export interface ControllerOptions {
    */
   resyncMs?: number;
   /**
-   * Items per forEach collection before the node fails (§25, `--rgd-max-collection-size`).
+   * Items per forEach collection before the node fails (design/graph.md §25, `--rgd-max-collection-size`).
    * @default 1000
    */
   maxCollectionSize?: number;
@@ -93,7 +93,7 @@ export class GraphController {
   private readonly opts: ControllerOptions;
   private readonly graphInformers: Informer[] = [];
   private readonly watches: WatchSet;
-  /** What Graphs' ServiceAccounts may read (§24), re-checked on RBAC changes. */
+  /** What Graphs' ServiceAccounts may read (design/graph.md §24), re-checked on RBAC changes. */
   readonly reads: ReadAccess;
   private readonly rbacWatch: RbacWatch;
   /** False when the watch is shared (`sharedReads`): its owner stops it. */

@@ -1,5 +1,5 @@
 /**
- * The Graph reconciler (graph-semantics.md §2, §13, §21–§24): one Graph, one pass.
+ * The Graph reconciler (design/graph.md §2, §13, §21–§24): one Graph, one pass.
  *
  *   deletion? → finalize from status alone (deletion.ts)
  *   finalizer → compile (Accepted / InvalidGraph) → evaluate → write-ahead inventory → apply templates
@@ -62,13 +62,13 @@ export interface ReconcilerDeps {
   /** The controller's own identity: Graph status, finalizer, watches. */
   client: RestClient;
   watches: WatchSet;
-  /** Decides which cached reads a Graph's ServiceAccount may see (§24). */
+  /** Decides which cached reads a Graph's ServiceAccount may see (design/graph.md §24). */
   reads: ReadAccess;
   compiler: GraphCompiler;
   graphs: GraphLister;
   log: Logger;
   maxCollectionSize?: number;
-  /** Parallel applies within one collection (§25, default 20). */
+  /** Parallel applies within one collection (design/graph.md §25, default 20). */
   applyConcurrency?: number;
   now?: () => string;
 }
@@ -143,7 +143,7 @@ export class GraphReconciler {
     }
 
     // The finalizer goes out now and is waited for only before the first child write (beside the
-    // write-ahead status, §22.1): compiling and evaluating overlap its round trip.
+    // write-ahead status, design/graph.md §22.1): compiling and evaluating overlap its round trip.
     let finalizer: Finalizing | undefined;
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
       const written = addFinalizer(this.deps.client, graph).then((updated) => {
@@ -270,13 +270,13 @@ export class GraphReconciler {
       policy: { manager: tmplManager, force: false, protectedManager: isGraphManager },
       beforeApply: async (desired, patches): Promise<BeforeApply> => {
         if (desired.length > MAX_MANAGED_RESOURCES) {
-          // The inventory could not record them all, and nothing is applied without a record (§22.1).
+          // The inventory could not record them all, and nothing is applied without a record (design/graph.md §22.1).
           return {
             proceed: false,
             error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
           };
         }
-        // Write-ahead: record what is about to be created, UID-less, before creating it (§22.1).
+        // Write-ahead: record what is about to be created, UID-less, before creating it (design/graph.md §22.1).
         const known = new Set(working.managedResources.map(resourceKey));
         const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
         for (const d of desired) known.add(d.key);
@@ -511,7 +511,7 @@ export class GraphReconciler {
 
   /**
    * Writes the status unless unchanged. Returns false, writing nothing, when the status was computed for
-   * an older generation than the cache holds (§21.1): the newer generation will be reconciled.
+   * an older generation than the cache holds (design/graph.md §21.1): the newer generation will be reconciled.
    */
   private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<boolean> {
     if (statusEqual(prev, next)) return true;

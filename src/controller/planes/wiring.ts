@@ -22,7 +22,7 @@ import { type SweepAuthority, Sweeper, type SweeperDeps } from './sweeper.ts';
 export interface PlanesCommonOptions {
   /**
    * The host cluster (`--host-kubeconfig`).
-   * @default none: the host plane does not exist and host nodes fail closed (planes.md §5.4)
+   * @default none: the host plane does not exist and host nodes fail closed (design/planes.md §5.4)
    */
   host?: RestClient;
   /**
@@ -179,7 +179,7 @@ export abstract class PlanesParts<A extends ClaimChecker> {
 /**
  * The blueprint cache of the provider plane, with what requeues a blueprint: added; a new generation,
  * deletion, finalizers or labels; deleted (every other blueprint too: one may take over its export
- * name, §18.7). Not started.
+ * name, design/planes.md §18.7). Not started.
  */
 export function watchBlueprints(provider: RestClient, queue: { add(name: string): void }): Informer {
   const informer = new Informer(provider, {

@@ -28,7 +28,7 @@ import { RgdRegistrar } from './registrar.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
-  /** The controller's identity: it writes instance children and status as itself (§24). */
+  /** The controller's identity: it writes instance children and status as itself (design/graph.md §24). */
   client: RestClient;
   /**
    * Serve only RGDs with these labels (`k=v,k2=v2`), e.g. to split RGDs between controllers.
@@ -41,12 +41,12 @@ export interface RgdControllerOptions {
    */
   namespaces?: readonly string[];
   /**
-   * Instances reconciled in parallel (§25).
+   * Instances reconciled in parallel (design/graph.md §25).
    * @default 1
    */
   concurrency?: number;
   /**
-   * Delete a generated CRD — and so every instance — when its RGD is deleted (§19.4).
+   * Delete a generated CRD — and so every instance — when its RGD is deleted (design/rgd.md §19.4).
    * @default false
    */
   deleteCrds?: boolean;
@@ -63,7 +63,7 @@ export interface RgdControllerOptions {
    */
   resyncMs?: number;
   /**
-   * Items per forEach collection before the node fails (§25).
+   * Items per forEach collection before the node fails (design/graph.md §25).
    * @default 1000
    */
   maxCollectionSize?: number;

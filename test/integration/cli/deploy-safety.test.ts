@@ -1,6 +1,6 @@
 /**
  * `kgraph deploy` never prunes another project's objects, and `--dry-run` is what the
- * run does (issue #17 items 1 and 3), through the real `kgraph` binary.
+ * run does, through the real `kgraph` binary.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

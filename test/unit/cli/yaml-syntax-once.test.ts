@@ -1,5 +1,5 @@
 /**
- * A YAML syntax error is reported once, at its cause (issue #17 item 10), through the real binary: a tab
+ * A YAML syntax error is reported once, at its cause, through the real binary: a tab
  * used as indentation used to bring three more errors the parser made up after it (a block sequence as
  * a key, a multi-line key, a key without a value), and an unclosed quote was reported where the string
  * it swallowed ended (the end of the file) instead of at the opening quote.
