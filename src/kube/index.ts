@@ -19,7 +19,6 @@ export * from './discovery.ts';
 export * from './errors.ts';
 export * from './informer.ts';
 export * from './informerSet.ts';
-export * from './leaderElection.ts';
 export * from './liveSchema.ts';
 export * from './managedFields.ts';
 export * from './metrics.ts';

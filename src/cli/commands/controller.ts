@@ -1,16 +1,12 @@
 /**
  * `kgraph controller`: the Graph controller, the RGD controller and (--planes) the planes controller in
- * one process. Each is imported only when it runs (`--no-graphs` loads none of the Graph
- * controller's modules, `--no-rgds` none of the RGD side's, the planes only with --planes), so a
- * process holds the code of what it serves and nothing else.
+ * one process, run by the manager (controller/host/manager.ts). This module turns options into the
+ * manager's options and handles signals; the manager imports each controller only when it runs.
  */
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
-import type { LeaderElector } from '../../controller/host/leaderElection.ts';
-import { exposition } from '../../controller/host/metricsEndpoint.ts';
-import { serve } from '../../controller/host/probes.ts';
-import type { SweepAuthority } from '../../controller/planes/sweeper.ts';
+import { Manager } from '../../controller/host/manager.ts';
 import { connect } from '../../kube/connect.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
@@ -97,167 +93,84 @@ export function registerControllerCommand(program: Command): void {
       'auto' as LogFormat,
     )
     .action(async (opts: ControllerCliOptions) => {
-      // The one duration syntax of every option (duration.ts); bare numbers stay seconds. Checked
-      // before connecting, as every other option.
-      const leaseSeconds = parseDuration(opts.leaseDuration, '--lease-duration') / 1000;
-      if (!(leaseSeconds > 0)) throw new Error('--lease-duration must be positive');
-      if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
-      if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
-      if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
-      if (opts.singleReplica && opts.leaderElect)
-        throw new Error(
-          '--single-replica and --leader-elect exclude each other: the Lease decides who sweeps',
-        );
-      const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
-      // The controllers' writes skip the server's strict decoding (writeDefaults.ts).
-      const client = controllerClient(
-        connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}),
-      );
-      const concurrency = Number(opts.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new Error('--concurrency must be a positive integer');
-      const rgdConcurrency = Number(opts.rgdConcurrency);
-      if (!Number.isInteger(rgdConcurrency) || rgdConcurrency < 1)
-        throw new Error('--rgd-concurrency must be a positive integer');
-      if (!opts.graphs && !opts.rgds && !opts.planes)
-        throw new Error('--no-graphs and --no-rgds leave nothing to do');
-      // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
-      // answer is asked once and RBAC events are decoded once (the Graph side starts the watch).
-      const sharedReads =
-        opts.graphs && opts.rgds
-          ? (await import('../../controller/core/rbacChanges.ts')).sharedReadAccess(client, { log })
-          : undefined;
-      const graphs = opts.graphs
-        ? new (await import('../../controller/graph/controller.ts')).GraphController({
-            client,
-            ...(sharedReads ? { sharedReads } : {}),
-            ...(opts.namespace ? { namespaces: opts.namespace } : {}),
-            concurrency,
-            installCrd: opts.installCrd,
-            log,
-          })
-        : undefined;
-      const rgds = opts.rgds
-        ? new (await import('../../controller/rgd/controller.ts')).RgdController({
-            client,
-            ...(sharedReads ? { sharedReads } : {}),
-            ...(opts.namespace ? { namespaces: opts.namespace } : {}),
-            ...(opts.rgdSelector ? { rgdSelector: opts.rgdSelector } : {}),
-            concurrency: rgdConcurrency,
-            deleteCrds: opts.deleteRgdCrds === true,
-            installCrd: opts.installCrd,
-            log,
-          })
-        : undefined;
-      let leader: LeaderElector | undefined;
-      // design/planes.md §13.4: the sweeper runs on the leader only; without leader election only when the operator
-      // declares a single replica (otherwise it refuses and says so in the log).
-      const sweepAuthority: SweepAuthority = opts.leaderElect
-        ? { isLeader: () => leader?.isLeader === true }
-        : opts.singleReplica
-          ? { singleReplica: true }
-          : { none: true };
-      const planes = opts.planesKcp
-        ? new (await import('../../controller/planes/kcp/controller.ts')).KcpPlanesController({
-            provider: client,
-            ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
-            namespace: opts.planesNamespace,
-            installCrds: opts.installCrd,
-            log,
-            sweepAuthority,
-          })
-        : opts.planes
-          ? new (await import('../../controller/planes/controller.ts')).PlanesController({
-              // A management-cluster client of its own, so the planes requests are counted apart
-              // (kgraph_planes_api_requests_total{plane="provider"}) from the Graph and RGD controllers'.
-              client:
-                opts.graphs || opts.rgds
-                  ? controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}))
-                  : client,
-              ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
-              namespace: opts.planesNamespace,
-              installCrds: opts.installCrd,
-              log,
-              sweepAuthority,
-            })
-          : undefined;
-      // One process, one client: the request counters are process-wide, so one metrics object renders them.
-      const controller = {
-        metrics: graphs?.metrics ?? rgds?.metrics,
-        ready: () => (graphs?.ready() ?? true) && (rgds?.ready() ?? true) && (planes?.ready() ?? true),
-        start: async () => {
-          await graphs?.start();
-          await rgds?.start();
-          await planes?.start();
-        },
-        stop: async () => {
-          await graphs?.stop();
-          await rgds?.stop();
-          await sharedReads?.watch.stop();
-          await planes?.stop();
-        },
-      };
-      const servers: import('node:http').Server[] = [];
-      if (opts.metricsAddr !== '0') {
-        const same = opts.metricsAddr === opts.healthAddr;
-        servers.push(
-          await serve(opts.metricsAddr, {
-            // prom-client: the controllers' registries (the planes series included) plus the process
-            // and runtime metrics.
-            metrics: exposition([
-              ...(controller.metrics ? [controller.metrics.registry] : []),
-              ...(planes && 'metrics' in planes ? [planes.metrics.registry] : []),
-            ]),
-            ...(same
-              ? {
-                  healthy: () => true,
-                  ready: () => controller.ready() || (leader !== undefined && !leader.isLeader),
-                }
-              : {}),
-          }),
-        );
-      }
-      if (opts.healthAddr !== '0' && opts.healthAddr !== opts.metricsAddr) {
-        // A standby replica (not leader) is ready: it is healthy and waiting for the Lease.
-        servers.push(
-          await serve(opts.healthAddr, {
-            healthy: () => true,
-            ready: () => controller.ready() || (leader !== undefined && !leader.isLeader),
-          }),
-        );
-      }
+      const manager = await managerFromOptions(opts);
       const shutdown = async (): Promise<void> => {
-        leader?.stop();
-        await controller.stop();
-        for (const s of servers) s.close();
-        client.close();
+        await manager.stop();
         process.exit(0);
       };
       process.once('SIGINT', () => void shutdown());
       process.once('SIGTERM', () => void shutdown());
-      if (opts.leaderElect) {
-        const identity = `${hostname()}_${process.pid}`;
-        const { LeaderElector } = await import('../../controller/host/leaderElection.ts');
-        leader = new LeaderElector({
-          client,
-          namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
-          name: 'kgraph-controller',
-          identity,
-          leaseDurationSeconds: Math.ceil(leaseSeconds),
-          renewDeadlineMs: (leaseSeconds * 1000 * 2) / 3,
-          retryPeriodMs: (leaseSeconds * 1000) / 7.5,
-          onStartedLeading: async () => {
-            log.info({ identity }, 'acquired leadership');
-            await controller.start();
-          },
-          onStoppedLeading: () => {
-            log.error({ identity }, 'lost leadership; exiting');
-            process.exit(1);
-          },
-        });
-        leader.start();
-      } else {
-        await controller.start();
-      }
+      await manager.start();
     });
+}
+
+/** Checks the options (before connecting) and builds the manager they describe. */
+async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> {
+  // The one duration syntax of every option (duration.ts); bare numbers stay seconds.
+  const leaseMs = parseDuration(opts.leaseDuration, '--lease-duration');
+  if (!(leaseMs > 0)) throw new Error('--lease-duration must be positive');
+  if (opts.planesKcp && !opts.planes) throw new Error('--planes-kcp needs --planes');
+  if (!opts.planes && opts.hostKubeconfig) throw new Error('--host-kubeconfig needs --planes');
+  if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
+  if (opts.singleReplica && opts.leaderElect)
+    throw new Error('--single-replica and --leader-elect exclude each other: the Lease decides who sweeps');
+  const concurrency = positiveInteger(opts.concurrency, '--concurrency');
+  const rgdConcurrency = positiveInteger(opts.rgdConcurrency, '--rgd-concurrency');
+  if (!opts.graphs && !opts.rgds && !opts.planes)
+    throw new Error('--no-graphs and --no-rgds leave nothing to do');
+  const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
+  // The controllers' writes skip the server's strict decoding (core/writeDefaults.ts).
+  const management = (): ReturnType<typeof controllerClient> =>
+    controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}));
+  const client = management();
+  return Manager.create({
+    client,
+    log,
+    ...(opts.graphs ? { graphs: { concurrency } } : {}),
+    ...(opts.rgds
+      ? {
+          rgds: {
+            concurrency: rgdConcurrency,
+            deleteCrds: opts.deleteRgdCrds === true,
+            ...(opts.rgdSelector ? { selector: opts.rgdSelector } : {}),
+          },
+        }
+      : {}),
+    ...(opts.planes
+      ? {
+          planes: {
+            kcp: opts.planesKcp === true,
+            namespace: opts.planesNamespace,
+            singleReplica: opts.singleReplica === true,
+            ...(opts.hostKubeconfig ? { host: connect(opts.hostKubeconfig) } : {}),
+            // A client of the planes' own beside the Graph and RGD controllers, so their requests
+            // are counted apart.
+            ...(opts.graphs || opts.rgds ? { client: management() } : {}),
+          },
+        }
+      : {}),
+    ...(opts.namespace ? { namespaces: opts.namespace } : {}),
+    installCrds: opts.installCrd,
+    ...(opts.leaderElect
+      ? {
+          leaderElection: {
+            namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
+            identity: `${hostname()}_${process.pid}`,
+            leaseDurationMs: leaseMs,
+          },
+        }
+      : {}),
+    metricsAddr: opts.metricsAddr,
+    healthAddr: opts.healthAddr,
+    onLostLeadership: () => {
+      log.error('exiting: leadership lost');
+      process.exit(1);
+    },
+  });
+}
+
+function positiveInteger(value: string, option: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${option} must be a positive integer`);
+  return n;
 }

@@ -19,9 +19,9 @@ import { Listr } from 'listr2';
 import pino from 'pino';
 import YAML from 'yaml';
 import { waitForCrd } from '../../controller/core/crdReady.ts';
-import { GraphController } from '../../controller/graph/controller.ts';
+import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { installGraphCrd } from '../../controller/graph/crd.ts';
-import { RgdController } from '../../controller/rgd/controller.ts';
+import { Manager } from '../../controller/host/manager.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
@@ -511,8 +511,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
   out(`${reused ? 'reusing the control plane' : 'control plane started'} at ${ready.server}`);
 
   const client = connect(ready.kubeconfig);
-  let controller: GraphController | undefined;
-  let rgdController: RgdController | undefined;
+  let manager: Manager | undefined;
   let ownsPidFile = false;
   let ui: { source: UiSource; server: UiServer } | undefined;
   try {
@@ -530,26 +529,19 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       out(`a controller started by an earlier \`kgraph up\` is running (pid ${existing.pid}); reusing it`);
     } else mode = opts.foreground ? 'in-process' : 'detached';
     if (mode === 'in-process' || mode === 'detached') {
-      // Detached too, the first convergence runs under an in-process controller, whose queue
-      // tells exactly when everything was reconciled; the background process takes over after.
-      controller = new GraphController({
-        client: connect(ready.kubeconfig),
-        installCrd: false,
+      // Detached too, the first convergence runs under an in-process manager, whose queues tell
+      // exactly when everything was reconciled; the background process takes over after.
+      manager = await Manager.create({
+        client: controllerClient(connect(ready.kubeconfig)),
+        installCrds: false,
+        graphs: {},
+        rgds: {},
         log: pino(
           { name: 'kgraph-controller', level: 'info' },
           pino.destination({ dest: logFile, sync: true }),
         ),
       });
-      await controller.start();
-      rgdController = new RgdController({
-        client: controller.client,
-        installCrd: false,
-        log: pino(
-          { name: 'kgraph-controller', level: 'info' },
-          pino.destination({ dest: logFile, sync: true }),
-        ),
-      });
-      await rgdController.start();
+      await manager.start();
       writeFileSync(
         pidFilePath(dataDir),
         JSON.stringify({ pid: process.pid, mode: 'foreground' } satisfies PidFile),
@@ -596,11 +588,7 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     const tty = process.stdout.isTTY === true;
     // The in-process controller tells when it has nothing queued or running; a controller of an
     // earlier `up` (another process) cannot, so there the Graphs' conditions alone decide.
-    const settled = (): boolean => {
-      if (!controller) return true;
-      const q = controller.queue.stats();
-      return q.depth === 0 && q.processing === 0;
-    };
+    const settled = (): boolean => manager?.idle() ?? true;
     const result = await waitWithProgress(client, graphs, timeoutMs, settled, tty, out);
     out(formatReport(result.graphs, ready.kubeconfig, dataDir));
     const instancesActive = await waitForInstances(
@@ -612,11 +600,8 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
       out,
     );
     if (mode === 'detached') {
-      await rgdController?.stop();
-      rgdController = undefined;
-      await controller?.stop();
-      controller?.client.close();
-      controller = undefined;
+      await manager?.stop();
+      manager = undefined;
       const pid = startDetachedController(ready.kubeconfig, logFile);
       writeFileSync(pidFilePath(dataDir), JSON.stringify({ pid, mode: 'detached' } satisfies PidFile));
       ownsPidFile = false;
@@ -638,14 +623,10 @@ export async function runUp(opts: UpCliOptions): Promise<number> {
     out(`${signal}: stopping the controller…`);
     return 0;
   } finally {
-    await rgdController?.stop();
+    await manager?.stop();
     if (ui) {
       await ui.server.close();
       await ui.source.close();
-    }
-    if (controller) {
-      await controller.stop();
-      controller.client.close();
     }
     if (ownsPidFile) rmSync(pidFilePath(dataDir), { force: true });
     client.close();

@@ -43,3 +43,55 @@ export function objectRefSchema(opts: { nameMinLength?: number } = {}): Record<s
     },
   };
 }
+
+/** What differs between the kro.run CRDs kgraph installs (the Graph and the RGD). */
+export interface KroCrdParts {
+  name: string;
+  scope: 'Namespaced' | 'Cluster';
+  names: Record<string, unknown>;
+  printerColumns: Record<string, unknown>[];
+  /** The `spec` schema; `spec` is required. */
+  spec: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** A `kro.run` CRD, version v1alpha1 with a status subresource, labelled as part of kgraph. */
+export function kroCrd(parts: KroCrdParts): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels: Record<string, string> };
+  spec: Record<string, unknown>;
+} {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: parts.name, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
+    spec: {
+      group: 'kro.run',
+      scope: parts.scope,
+      names: parts.names,
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: parts.printerColumns,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: parts.spec,
+                status: parts.status,
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}

@@ -3,6 +3,7 @@
  * mean "the target of a patch vanished", and the text put into conditions. Shared by the Graph and the
  * RGD-instance reconcilers.
  */
+import type { Logger } from 'pino';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import { type ApiError, isApiError } from '../../kube/index.ts';
@@ -80,4 +81,16 @@ export function diagnosticsMessage(ds: readonly Diagnostic[], fallback: string):
     })
     .join('; ');
   return text.length > 2000 ? `${text.slice(0, 1997)}...` : text || fallback;
+}
+
+/**
+ * The work queue's failure callback every controller passes: one warning naming the key under
+ * `field`, the error and when the queue retries.
+ */
+export function failedPassLogger(
+  log: Pick<Logger, 'warn'>,
+  field: string,
+  message = `${field} reconcile failed`,
+): (key: string, e: unknown, retryInMs: number) => void {
+  return (key, e, retryInMs) => log.warn({ [field]: key, err: errorMessage(e), retryInMs }, message);
 }

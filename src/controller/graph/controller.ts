@@ -15,6 +15,7 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import { CONTROLLER_MANAGER, isGraphManager, serviceAccountUser } from '../core/names.ts';
@@ -216,12 +217,7 @@ export class GraphController {
     this.running = this.queue.run(
       (key) => this.handle(key),
       this.opts.concurrency ?? 1,
-      (key, e, delay) => {
-        this.log.warn(
-          { graph: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
-          'reconcile failed',
-        );
-      },
+      failedPassLogger(this.log, 'graph', 'reconcile failed'),
     );
     this.log.info(
       { namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 },

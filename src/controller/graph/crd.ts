@@ -5,7 +5,7 @@
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { type InstallOptions, waitForCrd } from '../core/crdReady.ts';
-import { forEachSchema, freeObject, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
+import { forEachSchema, freeObject, kroCrd, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
 import { GRAPH_CRD_NAME, GRAPH_KIND, GRAPH_PLURAL } from './names.ts';
 import { watchNodeSchema } from './watchNode.ts';
@@ -44,54 +44,30 @@ function nodeSchema(): Record<string, unknown> {
 
 /** The Graph CRD as an object (what `kgraph install` and the controller apply). */
 export function graphCrd(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: GRAPH_CRD_NAME, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
+  return kroCrd({
+    name: GRAPH_CRD_NAME,
+    scope: 'Namespaced',
+    names: { plural: GRAPH_PLURAL, singular: 'graph', kind: GRAPH_KIND, listKind: 'GraphList' },
+    printerColumns: [
+      { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
     spec: {
-      group: 'kro.run',
-      scope: 'Namespaced',
-      names: { plural: GRAPH_PLURAL, singular: 'graph', kind: GRAPH_KIND, listKind: 'GraphList' },
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: {
-                  type: 'object',
-                  required: ['nodes'],
-                  properties: {
-                    serviceAccountName: { type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN },
-                    nodes: {
-                      type: 'array',
-                      minItems: 1,
-                      'x-kubernetes-list-type': 'map',
-                      'x-kubernetes-list-map-keys': ['id'],
-                      items: nodeSchema(),
-                    },
-                  },
-                },
-                status: freeObject,
-              },
-            },
-          },
+      type: 'object',
+      required: ['nodes'],
+      properties: {
+        serviceAccountName: { type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN },
+        nodes: {
+          type: 'array',
+          minItems: 1,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['id'],
+          items: nodeSchema(),
         },
-      ],
+      },
     },
-  };
+    status: freeObject,
+  });
 }
 
 /** Applies the Graph CRD (server-side, forced: the controller owns it) and waits until it is served. */

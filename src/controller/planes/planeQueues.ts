@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { type Handler, WorkQueue } from '../../kube/index.ts';
-import { errorMessage } from '../core/errors.ts';
+import { failedPassLogger } from '../core/errors.ts';
 import type { PlaneTimings } from './names.ts';
 import type { BlueprintRegistrar } from './registrar.ts';
 
@@ -30,8 +30,7 @@ export class PlaneQueues {
 
   /** Starts the workers of the three queues; `shutdown` stops them. */
   run(h: PlaneQueueHandlers): void {
-    const warn = (what: string) => (key: string, e: unknown, delay: number) =>
-      h.log.warn({ [what]: key, err: errorMessage(e), retryInMs: delay }, `${what} reconcile failed`);
+    const warn = (what: string) => failedPassLogger(h.log, what);
     this.running.push(
       this.blueprints.run(
         async (name) => {

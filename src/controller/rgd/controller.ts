@@ -14,6 +14,7 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
@@ -245,12 +246,7 @@ export class RgdController {
         return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
       },
       1,
-      (name, e, delay) => {
-        this.log.warn(
-          { rgd: name, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
-          'rgd reconcile failed',
-        );
-      },
+      failedPassLogger(this.log, 'rgd'),
     );
     this.log.info(
       { selector: this.opts.rgdSelector ?? 'all', concurrency: this.opts.concurrency ?? 1 },
@@ -295,6 +291,13 @@ export class RgdController {
     return this.started && (this.waitingForCrd !== undefined || (this.rgdInformer?.hasSynced() ?? false));
   }
 
+  /** No RGD and no instance queued or being reconciled (delayed retries excluded). */
+  isIdle(): boolean {
+    const rgds = this.queue.stats();
+    const instances = this.server.queue.stats();
+    return rgds.depth + rgds.processing + instances.depth + instances.processing === 0;
+  }
+
   async stop(): Promise<void> {
     if (this.waitingForCrd) clearInterval(this.waitingForCrd);
     this.waitingForCrd = undefined;
@@ -311,9 +314,7 @@ export class RgdController {
   async idle(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const a = this.queue.stats();
-      const b = this.server.queue.stats();
-      if (a.depth === 0 && a.processing === 0 && b.depth === 0 && b.processing === 0) return;
+      if (this.isIdle()) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('rgd controller did not become idle');

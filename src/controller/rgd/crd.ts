@@ -8,7 +8,7 @@
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { type InstallOptions, waitForCrd } from '../core/crdReady.ts';
-import { forEachSchema, freeObject, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
+import { forEachSchema, freeObject, kroCrd, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
 import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
 
@@ -97,86 +97,62 @@ export const conditionsSchema = {
 
 /** The RGD CRD as an object (what `kgraph install` and the controller apply). */
 export function rgdCrd(): KubeObject {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: RGD_CRD_NAME, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
+  return kroCrd({
+    name: RGD_CRD_NAME,
+    scope: 'Cluster',
+    names: {
+      plural: RGD_PLURAL,
+      singular: 'resourcegraphdefinition',
+      kind: RGD_KIND,
+      listKind: `${RGD_KIND}List`,
+      shortNames: ['rgd'],
+    },
+    printerColumns: [
+      { name: 'APIVERSION', type: 'string', jsonPath: '.spec.schema.apiVersion' },
+      { name: 'KIND', type: 'string', jsonPath: '.spec.schema.kind' },
+      { name: 'STATE', type: 'string', jsonPath: '.status.state' },
+      { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'TOPOLOGICALORDER', type: 'string', priority: 1, jsonPath: '.status.topologicalOrder' },
+      { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
     spec: {
-      group: 'kro.run',
-      scope: 'Cluster',
-      names: {
-        plural: RGD_PLURAL,
-        singular: 'resourcegraphdefinition',
-        kind: RGD_KIND,
-        listKind: `${RGD_KIND}List`,
-        shortNames: ['rgd'],
+      type: 'object',
+      required: ['schema'],
+      properties: {
+        schema: schemaSection(),
+        resources: { type: 'array', items: resourceSchema() },
+        // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
+        // the ServiceAccount (in that namespace; NAMESPACE/NAME for a cluster-scoped RGD)
+        // the instance reads and writes as.
+        defaultServiceAccounts: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+        },
       },
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'APIVERSION', type: 'string', jsonPath: '.spec.schema.apiVersion' },
-            { name: 'KIND', type: 'string', jsonPath: '.spec.schema.kind' },
-            { name: 'STATE', type: 'string', jsonPath: '.status.state' },
-            { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'TOPOLOGICALORDER', type: 'string', priority: 1, jsonPath: '.status.topologicalOrder' },
-            { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: {
-                  type: 'object',
-                  required: ['schema'],
-                  properties: {
-                    schema: schemaSection(),
-                    resources: { type: 'array', items: resourceSchema() },
-                    // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
-                    // the ServiceAccount (in that namespace; NAMESPACE/NAME for a cluster-scoped RGD)
-                    // the instance reads and writes as.
-                    defaultServiceAccounts: {
-                      type: 'object',
-                      additionalProperties: { type: 'string' },
-                    },
-                  },
-                },
-                status: {
-                  type: 'object',
-                  properties: {
-                    state: { type: 'string' },
-                    topologicalOrder: stringList,
-                    conditions: conditionsSchema,
-                    resources: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          id: { type: 'string' },
-                          dependencies: {
-                            type: 'array',
-                            items: { type: 'object', properties: { id: { type: 'string' } } },
-                          },
-                        },
-                      },
-                    },
-                    lastIssuedRevision: { type: 'integer' },
-                  },
-                },
+    },
+    status: {
+      type: 'object',
+      properties: {
+        state: { type: 'string' },
+        topologicalOrder: stringList,
+        conditions: conditionsSchema,
+        resources: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              dependencies: {
+                type: 'array',
+                items: { type: 'object', properties: { id: { type: 'string' } } },
               },
             },
           },
         },
-      ],
+        lastIssuedRevision: { type: 'integer' },
+      },
     },
-  };
+  });
 }
 
 /** Applies the RGD CRD (server-side, forced) and waits until it is served. */

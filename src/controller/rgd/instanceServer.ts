@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
+import { failedPassLogger } from '../core/errors.ts';
 import type { ControllerMetrics } from '../core/metrics.ts';
 import { serviceAccountUser } from '../core/names.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
@@ -82,12 +83,7 @@ export class InstanceServer {
     this.running = this.queue.run(
       (key) => this.handle(key),
       concurrency,
-      (key, e, delay) => {
-        this.opts.log.warn(
-          { instance: key, err: e instanceof Error ? e.message : String(e), retryInMs: delay },
-          'instance reconcile failed',
-        );
-      },
+      failedPassLogger(this.opts.log, 'instance'),
     );
   }
 

@@ -24,19 +24,20 @@ describe('leader election', () => {
     ns = await testNamespace('gc-lease');
   });
   after(() => {
-    for (const e of electors) e.stop();
+    for (const e of electors) void e.stop();
   });
 
   it('one candidate leads; the other takes over after the first stops renewing', async () => {
     const started: string[] = [];
     const stopped: string[] = [];
     const make = (identity: string) => {
-      const e = new LeaderElector({
-        client,
+      const e = new LeaderElector(client, {
         namespace: ns,
         name: 'kgraph-controller',
         identity,
-        leaseDurationSeconds: 2,
+        leaseDurationMs: 2_000,
+        // Stopping without releasing: the other candidate must wait for the Lease to expire.
+        releaseOnStop: false,
         renewDeadlineMs: 1_500,
         retryPeriodMs: 200,
         onStartedLeading: () => {
@@ -51,11 +52,11 @@ describe('leader election', () => {
     };
     const a = make('a');
     a.start();
-    await eventually('a leads', async () => (a.isLeader ? true : undefined));
+    await eventually('a leads', async () => (a.isLeader() ? true : undefined));
     const b = make('b');
     b.start();
     await new Promise((r) => setTimeout(r, 1_000));
-    assert.equal(b.isLeader, false, 'b waits while a renews');
+    assert.equal(b.isLeader(), false, 'b waits while a renews');
     const lease = await client.get({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -63,8 +64,8 @@ describe('leader election', () => {
       name: 'kgraph-controller',
     });
     assert.equal((lease.spec as { holderIdentity: string }).holderIdentity, 'a');
-    a.stop();
-    await eventually('b takes over', async () => (b.isLeader ? true : undefined), 15_000);
+    await a.stop();
+    await eventually('b takes over', async () => (b.isLeader() ? true : undefined), 15_000);
     const after2 = await client.get({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LeaderElector, microTime } from '../../../src/kube/leaderElection.ts';
+import { LeaderElector, microTime } from '../../../src/controller/host/leaderElection.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import { eventually, testClient, testNamespace } from '../../support/kube.ts';
 
