@@ -1,5 +1,5 @@
 /**
- * The lower bound of issue #15: a bare server-side-apply loop of the children of N instances
+ * The lower bound of the comparison with kro: a bare server-side-apply loop of the children of N instances
  * (bench/workload.ts, 5 per instance), `--in-flight` at a time, no reads and no status, on a fresh local
  * control plane per round; median of `--rounds`. converge.bench.ts runs the same loop in its own rounds
  * for same-run ratios; this one is the loop alone.

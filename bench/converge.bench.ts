@@ -1,5 +1,5 @@
 /**
- * Where the time goes (issue #15 item 1): 200 Graphs of 5 children (bench/workload.ts) reconciled by the
+ * Where the time goes: 200 Graphs of 5 children (bench/workload.ts) reconciled by the
  * Graph controller (in this process, 4 workers) on a fresh local control plane, against a bare
  * server-side-apply loop of the same 1,000 objects at 4 in flight on the same plane (the lower bound),
  * median of `--rounds`. Per Graph it records a timeline — queued (and why), reconcile start/end, outcome,

@@ -1,5 +1,5 @@
 /**
- * Hostile CEL (issue #10, not a test): CPU time of each expression of the hostile corpus and of a
+ * Hostile CEL (not a test): CPU time of each expression of the hostile corpus and of a
  * seeded fuzz corpus under the default limits (wall clock off, as in the controller).
  * Run: node --import tsx bench/hostile-cel.bench.ts [--write]
  */

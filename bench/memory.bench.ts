@@ -1,5 +1,5 @@
 /**
- * How much memory the Graph controller holds (issue #15 item 4): the controller from the compiled dist/
+ * How much memory the Graph controller holds: the controller from the compiled dist/
  * in its own process (bench/memory-child.mjs, --expose-gc), on a fresh local control plane; its RSS and
  * V8 heap after two full GCs with 0 Graphs, then after N1 and N2 Graphs of the 5-children workload
  * (bench/workload.ts) have all become Ready and the controller is idle. Medians of `--samples`
@@ -11,7 +11,7 @@
  * `--spread` puts each Graph in its own namespace with one spec for all (a cluster-wide controller),
  * where the compiled graph is shared.
  *
- * Scale curve (issue #15 item 6): `--idle SECONDS` leaves the controller alone for that long once the
+ * Scale curve: `--idle SECONDS` leaves the controller alone for that long once the
  * level `--idle-at` (default the last) is Ready and measured — RSS at both ends, its CPU, and the
  * requests and writes it sent (its client's counters); `--foreach N` then adds one Graph whose forEach
  * makes N ConfigMaps: time to Ready, CPU, RSS and requests of that step.

@@ -1,5 +1,5 @@
 /**
- * How much memory the RGD controller holds (issue #15, goal "controller RSS ≤ 0.5× kro's"):
+ * How much memory the RGD controller holds (goal "controller RSS ≤ 0.5× kro's"):
  * `kgraph controller --no-graphs` from the compiled dist/, as its own process (what a user runs), on a
  * fresh local control plane, serving one RGD of 5 children (bench/vs-kro/rgd.ts: ConfigMap, Secret,
  * ServiceAccount, ClusterIP Service, ConfigMap reading the first). Levels of instances (0, then

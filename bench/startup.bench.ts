@@ -1,5 +1,5 @@
 /**
- * CLI and controller start-up (issue #15 item 3): `kgraph --version`, a 5-node `kgraph validate`, and
+ * CLI and controller start-up: `kgraph --version`, a 5-node `kgraph validate`, and
  * the CPU a `kgraph controller` spends until /readyz answers 200, on the compiled CLI (dist/, what
  * `npx kgraph` runs) and, for comparison, on the sources through tsx (KGRAPH_SOURCES=1, what every
  * start cost before). Each figure is the median of 5 runs; wall and CPU (user + system) of the process.

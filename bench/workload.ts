@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The workload of issue #15's comparison: per instance five children — a ConfigMap, a Secret, a
+ * The workload of the comparison with kro: per instance five children — a ConfigMap, a Secret, a
  * ServiceAccount, a ClusterIP Service and a second ConfigMap reading the first through CEL — as a Graph
  * (`graphOf`) and as the plain objects a bare server-side-apply loop writes (`childrenOf`, the same
  * 1,000 objects for 200 instances). Shared by converge.bench.ts, bare-ssa.bench.ts, memory.bench.ts and

@@ -1,5 +1,5 @@
 /**
- * What one request of each kind the RGD controller sends costs the API server (issue #15: what bounds
+ * What one request of each kind the RGD controller sends costs the API server (what bounds
  * kgraph against the bare server-side-apply loop). On a fresh local control plane (kube-testenv: the
  * API server with etcd embedded, no other controllers), kgraph's RGD controller converges one instance
  * of bench/vs-kro/rgd.ts and is stopped; then the benchmark sends, one after the other, N requests of each

@@ -1,5 +1,5 @@
 /**
- * kgraph against kro, side by side (issue #15 item 5): the same ResourceGraphDefinition (bench/vs-kro/rgd.ts,
+ * kgraph against kro, side by side: the same ResourceGraphDefinition (bench/vs-kro/rgd.ts,
  * 5 children per instance) and N instances, reconciled once by `kgraph controller` and once by kro's own
  * controller (github.com/kubernetes-sigs/kro v0.9.4, built unchanged from the Go module proxy by
  * bench/vs-kro/kro/build.sh), each on a fresh local control plane, one after the other; then the bare

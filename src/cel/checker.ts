@@ -1,7 +1,7 @@
 /**
  * A type-checker fix: the engine types an optional selection of an undeclared field on a typed
  * object (`b.?nam`) as `dyn`, so a misspelled field behind optional access goes unnoticed
- * (platform.md §3.6). cel-go rejects it like a plain selection. We wrap the checker's
+ * (design/platform.md §3.6). cel-go rejects it like a plain selection. We wrap the checker's
  * `checkAccessOnType` (reached through a probe macro, as the class is not exported) so optional
  * access on an object type with declared fields must name a declared field.
  */

@@ -2,7 +2,7 @@ import { type Environment, EvaluationError } from './engine.ts';
 import { durationNanos } from './macros/compare.ts';
 
 /**
- * Conversions the engine lacks (platform.md §3.6): `string(timestamp)`, `string(duration)`,
+ * Conversions the engine lacks (design/platform.md §3.6): `string(timestamp)`, `string(duration)`,
  * `int(timestamp)`, `int(uint)`, and the identity conversions `timestamp(timestamp)`, `duration(duration)`.
  */
 const TS = 'google.protobuf.Timestamp';

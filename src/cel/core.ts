@@ -7,7 +7,7 @@ import { installOptionalExtras } from './macros/optionals.ts';
 import { installSortBy } from './macros/sortBy.ts';
 import { installOperators } from './operators.ts';
 
-/** Installs what our layer adds to the engine itself: macros and conversions (platform.md §3.5/§3.6). */
+/** Installs what our layer adds to the engine itself: macros and conversions (design/platform.md §3.5/§3.6). */
 export function installCore(engine: Environment): void {
   installEngineFixes();
   installTwoVariableComprehensions(engine);

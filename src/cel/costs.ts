@@ -1,5 +1,5 @@
 /**
- * The cost of every CEL function and operator, charged BEFORE the call runs (issue #10 item 2).
+ * The cost of every CEL function and operator, charged BEFORE the call runs.
  *
  * One unit is about one evaluation step (one AST node, ≈ 0.2–0.6 µs), so the default budget of
  * 1,000,000 units bounds an evaluation to well under a second of CPU whatever it calls. A formula

@@ -1,7 +1,7 @@
 import { CelCode, type CelCodeValue } from './codes.ts';
 
 /**
- * What kind of failure an error is. `pending` is the soft outcome of graph-semantics §7.6:
+ * What kind of failure an error is. `pending` is the soft outcome of design/graph.md §7.6:
  * the data an expression reads is not there yet. Everything else is a genuine error.
  */
 export type CelErrorKind = 'syntax' | 'type' | 'pending' | 'evaluation' | 'limit';
@@ -44,7 +44,7 @@ export function celError(
   return { code, kind, message, position, end };
 }
 
-/** Messages that graph-semantics §7.6 requires to be treated as data pending, whatever raised them. */
+/** Messages that design/graph.md §7.6 requires to be treated as data pending, whatever raised them. */
 const PENDING_MESSAGE = /no such key|no such attribute|no such field|index out of bounds|index out of range/i;
 
 const PENDING_ENGINE_CODES = new Set(['no_such_key', 'index_out_of_bounds', 'index_out_of_range']);
@@ -104,7 +104,7 @@ export function toCelError(err: unknown, stage: CelStage, declared?: (name: stri
     return { code: CelCode.UnknownIdentifier, kind, message, position, end, engineCode };
   }
   if (err.name === 'TypeError') {
-    // cel-go's wording for a selection of an undeclared field (graph-semantics §17.2).
+    // cel-go's wording for a selection of an undeclared field (design/graph.md §17.2).
     const field = engineCode === 'no_such_key' ? /^No such key: (.*)$/.exec(message)?.[1] : undefined;
     const text = field !== undefined ? `undefined field '${field}'` : message;
     return { code: CelCode.Type, kind: 'type', message: text, position, end, engineCode };

@@ -5,7 +5,7 @@ import { celEquals } from './operators.ts';
 import { installTimezoneAccessors } from './timezones.ts';
 
 /**
- * Fixes of built-in behaviour where the engine deviates from cel-go (platform.md §3.6), applied by
+ * Fixes of built-in behaviour where the engine deviates from cel-go (design/platform.md §3.6), applied by
  * replacing the built-in handlers (./engineOverrides.ts): integer overflow on negation and division,
  * timestamp/duration range errors, `duration + timestamp` typed as a timestamp, lossy int/double
  * ordering like cel-go, numeric equality inside lists, maps and `in`, `int(double)` range,

@@ -39,7 +39,7 @@ const NO_OPTIONS: EvaluateOptions = Object.freeze({});
 
 /**
  * Evaluates a program. Never throws for CEL failures: the result says whether it failed, and
- * `error.kind === 'pending'` marks data that is not there yet (graph-semantics §7.6).
+ * `error.kind === 'pending'` marks data that is not there yet (design/graph.md §7.6).
  */
 export function evaluate(
   program: Program,

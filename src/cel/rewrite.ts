@@ -1,5 +1,5 @@
 /**
- * Source-level rewrites for CEL syntax the engine's parser lacks (platform.md §3.6). Each rewrite
+ * Source-level rewrites for CEL syntax the engine's parser lacks (design/platform.md §3.6). Each rewrite
  * produces an equivalent expression the engine parses:
  *
  * - optional entries in list and map literals: `[a, ?b]` → `__kgraph.optionalList([optional.of(a), b])`,

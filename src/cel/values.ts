@@ -1,5 +1,5 @@
 /**
- * Values at the CEL boundary (graph-semantics §16.5, platform §3.2). JSON from the API server is
+ * Values at the CEL boundary (design/graph.md §16.5, design/platform.md §3.2). JSON from the API server is
  * converted BY SCHEMA before evaluation, and CEL results are converted back to JSON after it,
  * without ever losing integer precision:
  *

@@ -1,5 +1,5 @@
 /**
- * What a command prints when the cluster cannot be used (issue #17 item 7): which
+ * What a command prints when the cluster cannot be used: which
  * kubeconfig, context and server it tried, and what to do, instead of a bare
  * `connect ECONNREFUSED 127.0.0.1:1`.
  */

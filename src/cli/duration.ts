@@ -1,5 +1,5 @@
 /**
- * The one duration syntax of every kgraph option (issue #17 item 8): Go/kubectl style
+ * The one duration syntax of every kgraph option: Go/kubectl style
  * `90s`, `2m`, `1h30m`, `1500ms`, `1.5h`, or a bare number of seconds.
  */
 import { KgraphError } from '../diag/diagnostic.ts';

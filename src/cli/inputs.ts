@@ -1,7 +1,7 @@
 /**
  * Input files of the commands: `-` reads standard input (kubectl's `-f -`), and a file that is
  * missing or unreadable is one coded error (KG6085) naming the option and the path, never a bare
- * `ENOENT … open 'x'` or a stack trace through our sources (issue #17 items 8 and 10).
+ * `ENOENT … open 'x'` or a stack trace through our sources.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';

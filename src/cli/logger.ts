@@ -1,7 +1,7 @@
 /**
  * The controller's log: human-readable lines on a terminal (pino-pretty: time, level, message and
- * fields), JSON lines otherwise (a pipe, a file, a cluster's log collector), as kubectl-era tools do
- * (issue #17 item 8). `--log-format text|json` overrides the choice; NO_COLOR turns the colours off.
+ * fields), JSON lines otherwise (a pipe, a file, a cluster's log collector), as kubectl-era tools do.
+ * `--log-format text|json` overrides the choice; NO_COLOR turns the colours off.
  * pino-pretty is imported only for text: a controller logging JSON never loads it.
  */
 import pino, { type Logger } from 'pino';

@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
     const { explainClusterError } = await import('./clusterErrors.ts');
     const cluster = explainClusterError(caught);
     // A file system error that no command turned into a diagnostic: KG6085 and the path, never
-    // Node's `ENOENT: …, open 'x'` (issue #17 item 10).
+    // Node's `ENOENT: …, open 'x'`.
     const err = !cluster && isFileSystemError(caught) ? fileSystemError(caught) : caught;
     const message = cluster?.message ?? (err instanceof Error ? err.message : String(err));
     // A KgraphError carries a diagnostic code (DEVELOPERS.md): print it, as the diagnostics do.

@@ -1,5 +1,5 @@
 /**
- * `kix.run/cede-fields` (sdk.md B6.4): paths the author sets on create and then
+ * `kix.run/cede-fields` (design/sdk.md §B6.4): paths the author sets on create and then
  * hands to another owner (an autoscaler owning `spec.replicas`, a webhook
  * injector owning `caBundle`). Pure helpers over manifests and managedFields.
  */

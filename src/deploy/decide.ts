@@ -1,7 +1,7 @@
 /**
  * What the deployer will do with each object and each prune candidate. One set of
  * decisions serves both `deploy --dry-run` (which prints them) and the real run
- * (which acts on them), so the plan is what the run does (issue #17): same intent
+ * (which acts on them), so the plan is what the run does: same intent
  * (hash, Job spec hash, ownership stamp), same ceded-field handling, same drift rule,
  * same protection and ownership rules for prunes. Only server-side dry runs and GETs
  * happen here; nothing is written.

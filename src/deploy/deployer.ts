@@ -1,5 +1,5 @@
 /**
- * The ordered deployer (sdk.md B6): applies synthesized manifests with
+ * The ordered deployer (design/sdk.md §B6): applies synthesized manifests with
  * server-side apply as a DAG — an object starts as soon as all of its
  * dependencies are ready, so a slow object never blocks unrelated ones — waits
  * for readiness per kind, reruns Jobs on request, honours ceded fields, reports

@@ -1,5 +1,5 @@
 /**
- * The deploy inventory (sdk.md B6.7): one ConfigMap per deployment name recording
+ * The deploy inventory (design/sdk.md §B6.7): one ConfigMap per deployment name recording
  * what the last successful run applied, so a later run can prune what its build no
  * longer contains, and never touches anything it did not record.
  */

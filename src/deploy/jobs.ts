@@ -1,5 +1,5 @@
 /**
- * Jobs (sdk.md B6.6): a Job's pod template is immutable, so a changed Job is either
+ * Jobs (design/sdk.md §B6.6): a Job's pod template is immutable, so a changed Job is either
  * rerun (`kix.run/rerun: on-change`: delete and recreate) or refused. The decision
  * uses a hash of the authored spec stored on the live Job.
  */

@@ -1,5 +1,5 @@
 /**
- * The directory `kgraph synth --out-dir` writes (issue #17 item 2). It records the files
+ * The directory `kgraph synth --out-dir` writes. It records the files
  * it wrote in `.kgraph-synth.json` — their names in apply order and the SHA-256 of each —
  * so the next synth removes exactly those it no longer writes (a stale manifest from an
  * earlier package would otherwise be re-applied by a later `kgraph deploy DIR`), and never

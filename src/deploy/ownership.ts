@@ -1,5 +1,5 @@
 /**
- * Which deploy owns an object (issue #17, sdk.md B6.7 "never delete objects outside
+ * Which deploy owns an object (design/sdk.md §B6.7 "never delete objects outside
  * the inventory"). Every object the deployer applies carries the label
  * `kix.run/inventory: <name>` (for `kubectl get -l`) and the annotation
  * `kix.run/inventory: <namespace>/<name>` (the exact inventory, namespace included).

@@ -1,5 +1,5 @@
 /**
- * `kgraph deploy --dry-run`: what the run will do (sdk.md B6.2), from the same
+ * `kgraph deploy --dry-run`: what the run will do (design/sdk.md §B6.2), from the same
  * decisions the run acts on (decide.ts) — create, update, unchanged, drift, conflict,
  * Job reruns — plus the prune list with protection and ownership applied, in wave
  * order. Writes nothing.

@@ -1,5 +1,5 @@
 /**
- * Readiness per kind (sdk.md B6.5): a pure function of the live object, so the
+ * Readiness per kind (design/sdk.md §B6.5): a pure function of the live object, so the
  * deployer's waiting logic is unit-testable. `failed` means waiting is pointless
  * (a Job that failed, a Deployment past its progress deadline).
  */

@@ -3,7 +3,7 @@
  * `TYPE/NAME` with the lower-case kind and the API group, the core group omitted —
  * `deployment.apps/web`, `configmap/settings`, `graph.kro.run/app` — and the namespace as kubectl
  * shows it: a NAMESPACE column in a table, or `-n ns` after the name in running text, so a line can be
- * pasted after `kubectl get` (issue #17 item 8). One function for `up`, `get`, `deploy` and the rest;
+ * pasted after `kubectl get`. One function for `up`, `get`, `deploy` and the rest;
  * it lives here, in the layer every other may import, because deploy's progress and plan need it too.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Diagnostic codes of the `${…}` scanner (graph-semantics §6.1). Kept in one place so that
+ * Diagnostic codes of the `${…}` scanner (design/graph.md §6.1). Kept in one place so that
  * codes are never reused for another meaning; the CEL layer uses other KG1xxx codes.
  */
 export const ExprCodes = {
@@ -9,7 +9,7 @@ export const ExprCodes = {
   nested: 'KG1002',
   /** `${}` or `${   }`: nothing to evaluate. */
   empty: 'KG1003',
-  /** A map key contains `${`: keys are never evaluated (§6.3), so it stays literal text. */
+  /** A map key contains `${`: keys are never evaluated (design/graph.md §6.3), so it stays literal text. */
   keyNotEvaluated: 'KG1004',
 } as const;
 

@@ -1,6 +1,6 @@
 /**
  * The expression layer: `${…}` scanning, standalone vs template classification, template
- * compilation to one CEL concatenation, and the value-tree walker (graph-semantics §6).
+ * compilation to one CEL concatenation, and the value-tree walker (design/graph.md §6).
  */
 export { type ExprCode, ExprCodes } from './codes.ts';
 export {

@@ -1,9 +1,9 @@
 /**
- * The `${…}` scanner (graph-semantics §6.1–6.2). It finds the CEL expressions embedded in one
+ * The `${…}` scanner (design/graph.md §6.1–6.2). It finds the CEL expressions embedded in one
  * YAML string value and classifies the value as literal, standalone or string template. It does
  * not parse CEL: it only needs enough lexical knowledge (braces and string literals) to find
  * where each expression ends, so that `${ {'a': '}'}['a'] }` and quoting layers
- * (`${'${inner}'}`, §14.4) work.
+ * (`${'${inner}'}`, design/graph.md §14.4) work.
  *
  * Offsets are UTF-16 code-unit offsets into the value (JavaScript string indices). Diagnostics
  * carry them in `location.offset`, relative to the value: callers that know where the value

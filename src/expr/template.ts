@@ -1,5 +1,5 @@
 /**
- * Compiles a string template (graph-semantics §6.2) to ONE CEL concatenation:
+ * Compiles a string template (design/graph.md §6.2) to ONE CEL concatenation:
  * `prefix-${a}-${b}` becomes `"prefix-" + (a) + "-" + (b)`. The type checker then requires every
  * part to be a string, exactly as the spec asks. A source map leads CEL offsets (from parse or
  * type errors) back to offsets in the original YAML value.

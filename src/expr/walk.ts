@@ -2,7 +2,7 @@
  * Finds every `${…}` in a JSON/YAML value tree (a template payload, a `def`, a status block) with
  * the field path it sits at, so the compiler can type-check each expression against the schema
  * of its field and the engine can write results back. Honours the never-evaluated regions of
- * graph-semantics §6.3: map keys are never scanned, and callers mark data subtrees (an RGD
+ * design/graph.md §6.3: map keys are never scanned, and callers mark data subtrees (an RGD
  * instance's own spec values) with `skip`.
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
@@ -22,7 +22,7 @@ export interface ExpressionField {
 export interface WalkOptions {
   /** Path of `tree` itself inside its document (prefixed to every reported path). */
   readonly basePath?: readonly PathSegment[];
-  /** Return true for subtrees that are data and must never be evaluated (§6.3). */
+  /** Return true for subtrees that are data and must never be evaluated (design/graph.md §6.3). */
   readonly skip?: (segments: readonly PathSegment[]) => boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Scope-only table of kgraph's own kinds (kro Graph and ResourceGraphDefinition, krop
- * ResourceGraphDefinition — not in the Kubernetes bundle, yet Graphs stamp child Graphs, §14.2) and
+ * ResourceGraphDefinition — not in the Kubernetes bundle, yet Graphs stamp child Graphs, design/graph.md §14.2) and
  * of common built-in Kubernetes kinds. No schemas: expressions on kinds resolved only here are not
  * type-checked. `kgraph validate` consults it last, after CRD files, the cluster and the offline
  * bundle (which carries the real schemas); it also serves callers that need scopes without loading

@@ -72,7 +72,7 @@ export const GraphCode = {
   CrdTemplateExpression: 'KG2034',
   /** krop: provider/host namespaced node without explicit `metadata.namespace`. */
   PlaneNamespaceRequired: 'KG2035',
-  /** Cluster-scoped RGD instances: namespaced children must set `metadata.namespace` (§11). */
+  /** Cluster-scoped RGD instances: namespaced children must set `metadata.namespace` (design/graph.md §11). */
   ClusterInstanceNamespaceRequired: 'KG2036',
 
   // ── patch ────────────────────────────────────────────────────────────────
@@ -150,11 +150,11 @@ export const GraphCode = {
   ExpressionScan: 'KG2087',
   /** `runtime.*` used outside `spec.schema.status.conditions`. */
   RuntimeLibraryMisuse: 'KG2088',
-  /** Two custom conditions with the same literal type (§20.3). */
+  /** Two custom conditions with the same literal type (design/rgd.md §20.3). */
   DuplicateConditionType: 'KG2092',
-  /** `runtime.condition(schema, T)` for a custom condition type of the same RGD (§20.3). */
+  /** `runtime.condition(schema, T)` for a custom condition type of the same RGD (design/rgd.md §20.3). */
   OwnConditionLookup: 'KG2093',
-  /** A custom-condition expression that does not yield runtime.newCondition(…) or a list of them (§20.3). */
+  /** A custom-condition expression that does not yield runtime.newCondition(…) or a list of them (design/rgd.md §20.3). */
   ConditionOutputType: 'KG2094',
 
   // ── nesting ──────────────────────────────────────────────────────────────
@@ -190,9 +190,9 @@ export const GraphCode = {
   TemplatePartNotString: 'KG3006',
   /** A CEL type-check error not covered above (unknown function, no matching overload, …). */
   CelTypeError: 'KG3007',
-  /** A literal field that the kind's schema does not declare (§17.3). */
+  /** A literal field that the kind's schema does not declare (design/graph.md §17.3). */
   UnknownLiteralField: 'KG3008',
-  /** A literal value of the wrong type for its field (§17.3). */
+  /** A literal value of the wrong type for its field (design/graph.md §17.3). */
   LiteralTypeMismatch: 'KG3009',
   /** A schema source that could not be used (warning: types fall back to dyn). */
   SchemaSourceUnavailable: 'KG3010',

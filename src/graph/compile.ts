@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages quote kgraph ${…} syntax
 /**
  * The compiler: one YAML document (Graph, kro RGD or krop RGD) → a validated CompiledGraph plus
- * diagnostics. The three front ends share one pipeline of passes (graph-semantics.md §19.3; one file
+ * diagnostics. The three front ends share one pipeline of passes (design/rgd.md §19.3; one file
  * each under ./passes/, listed in ./README.md), as kro's builder separates parser, dag, schema and
  * variables:
  *

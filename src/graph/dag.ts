@@ -1,6 +1,6 @@
 /**
  * The dependency DAG of one frame: cycle detection (each cycle named), topological order with
- * declaration-order tie-breaking, and apply layers (graph-semantics.md §7.3).
+ * declaration-order tie-breaking, and apply layers (design/graph.md §7.3).
  */
 
 export interface DagInput {

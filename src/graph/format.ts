@@ -27,7 +27,20 @@ export interface JsonDiagnostic {
   column: number | null;
 }
 
+/**
+ * The JSON report of `kgraph validate -o json` (schema: docs/cli/validate.md). Diagnostics that belong
+ * to a file rather than to one of its documents (unreadable file, YAML syntax, a `--crd` file that is
+ * no CRD, the flow-expression leniency) are in `files`, so every entry of `objects` is a real document
+ * and counting accepted objects counts documents.
+ */
 export interface JsonReport {
+  /** One entry per file with file-level diagnostics, in the order of their first diagnostic. */
+  files: {
+    file: string;
+    /** False when one of its file-level diagnostics is an error: its documents were not validated. */
+    accepted: boolean;
+    diagnostics: JsonDiagnostic[];
+  }[];
   objects: {
     file: string;
     apiVersion: string;
@@ -38,24 +51,41 @@ export interface JsonReport {
   }[];
 }
 
-export function toJsonReport(objects: readonly ObjectReport[]): JsonReport {
+export function toJsonReport(
+  objects: readonly ObjectReport[],
+  fileDiagnostics: readonly Diagnostic[] = [],
+): JsonReport {
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const d of fileDiagnostics) {
+    const file = d.location?.file ?? '';
+    byFile.set(file, [...(byFile.get(file) ?? []), d]);
+  }
   return {
+    files: [...byFile].map(([file, ds]) => ({
+      file,
+      accepted: ds.every((d) => d.severity !== 'error'),
+      diagnostics: ds.map(toJsonDiagnostic),
+    })),
     objects: objects.map((o) => ({
       file: o.file,
       apiVersion: o.apiVersion,
       kind: o.kind,
       name: o.name,
       accepted: o.accepted,
-      diagnostics: o.diagnostics.map((d) => ({
-        severity: d.severity,
-        code: d.code,
-        message: d.message,
-        node: d.node ?? null,
-        path: d.path ?? null,
-        line: d.location?.line ?? null,
-        column: d.location?.column ?? null,
-      })),
+      diagnostics: o.diagnostics.map(toJsonDiagnostic),
     })),
+  };
+}
+
+function toJsonDiagnostic(d: Diagnostic): JsonDiagnostic {
+  return {
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    node: d.node ?? null,
+    path: d.path ?? null,
+    line: d.location?.line ?? null,
+    column: d.location?.column ?? null,
   };
 }
 

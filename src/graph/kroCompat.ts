@@ -1,5 +1,5 @@
 /**
- * kro compatibility (issue #13, default on): CEL that kgraph's environment accepts but kro's rejects.
+ * kro compatibility (default on): CEL that kgraph's environment accepts but kro's rejects.
  * A manifest kgraph validates must build in kro, so with kro compatibility on (the default) these are
  * errors; `--no-kro-compat` (CompileOptions.kroCompat = false) accepts them as kgraph extensions.
  *

@@ -2,7 +2,7 @@
  * The compiled-graph model: the contract between the compiler (src/graph) and the engine (src/runtime).
  *
  * One model serves the three source kinds (kro Graph, kro RGD, krop RGD): the RGD is expressed on the
- * Graph engine by translation (graph-semantics.md §1), so the engine never branches on the source kind
+ * Graph engine by translation (design/graph.md §1), so the engine never branches on the source kind
  * except through the explicit flags carried here (`gating`, `rgd`, `target`).
  *
  * The model is plain data (no classes, no Maps) so that a compiled graph can be cached, compared and
@@ -25,12 +25,12 @@ export type SourceKind = 'Graph' | 'KroRGD' | 'KropRGD';
  */
 export type NodeKind = 'template' | 'ref' | 'def' | 'patch' | 'graph' | 'externalRef' | 'watch';
 
-/** The plane a node's objects are written to / read from (planes.md §1.1). Always `consumer` outside krop. */
+/** The plane a node's objects are written to / read from (design/planes.md §1.1). Always `consumer` outside krop. */
 export type Plane = 'consumer' | 'provider' | 'host';
 
 /**
  * Scope-gating (Graph): dependents run once the referenced data exists.
- * Ready-gating (RGD): dependents run once their dependencies are ready (graph-semantics.md §7.5).
+ * Ready-gating (RGD): dependents run once their dependencies are ready (design/graph.md §7.5).
  */
 export type Gating = 'scope' | 'ready';
 
@@ -65,7 +65,7 @@ export interface ExprRef {
    * `${deployment.status.availableReplicas}`; cut at the first dynamic index or call. Used for edge labels.
    */
   fields: string[];
-  /** True when the selection goes through optional access (`a.?b`, `a[?k]`). Still a hard edge (§7.1). */
+  /** True when the selection goes through optional access (`a.?b`, `a[?k]`). Still a hard edge (design/graph.md §7.1). */
   optional: boolean;
 }
 
@@ -96,7 +96,7 @@ export interface CompiledExpr {
  * - `standalone`: the whole value is exactly one expression; its result replaces the field and may have
  *   any type. `parts` holds that single expression.
  * - `template`: literal text and expressions interleaved; every expression must yield a string and the
- *   result is their concatenation in order (graph-semantics.md §6.2).
+ *   result is their concatenation in order (design/graph.md §6.2).
  */
 export interface ExprSlot {
   mode: 'standalone' | 'template';
@@ -113,7 +113,7 @@ export interface ExprSlot {
 /**
  * The payload as a value tree. Subtrees free of expressions collapse to one `literal` (the engine can
  * copy them as they are); anything containing a slot is spelled out as `object` / `list`.
- * Map keys are never evaluated (§6.3), so keys are plain strings.
+ * Map keys are never evaluated (design/graph.md §6.3), so keys are plain strings.
  */
 export type ValueNode =
   | { t: 'literal'; value: JsonValue }
@@ -123,14 +123,14 @@ export type ValueNode =
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** One forEach dimension `{name: "${expr}"}`; dimensions are listed outermost first (§8). */
+/** One forEach dimension `{name: "${expr}"}`; dimensions are listed outermost first (design/graph.md §8). */
 export interface ForEachDimension {
   name: string;
   /** Always standalone (enforced by the compiler). */
   slot: ExprSlot;
 }
 
-/** How a `ref` / `externalRef` node finds its target (§3.2, §11). */
+/** How a `ref` / `externalRef` node finds its target (design/graph.md §3.2, §11). */
 export type RefMode =
   /** `metadata.name`: one object; the node's value is that object. */
   | 'name'
@@ -180,7 +180,7 @@ export interface CompiledNode {
    * Absent for `graph` nodes (their content is `children`).
    */
   payload?: ValueNode;
-  /** True iff `apiVersion` or `kind` of the payload contains `${` (§15). */
+  /** True iff `apiVersion` or `kind` of the payload contains `${` (design/graph.md §15). */
   dynamic: boolean;
   /** The literal type; absent for `def`, `graph` and dynamic nodes. */
   resolved?: ResolvedKind;
@@ -196,7 +196,7 @@ export interface CompiledNode {
    * self-references.
    */
   dependencies: string[];
-  /** For `patch`: which endpoint the payload is written to (§13.1). */
+  /** For `patch`: which endpoint the payload is written to (design/graph.md §13.1). */
   patchEndpoint?: 'main' | 'status';
   /** For `ref` / `externalRef`: by name or by selector; for `watch`: always a selector mode. */
   refMode?: RefMode;
@@ -207,7 +207,7 @@ export interface CompiledNode {
    * resolved in *this* node's frame are already in `dependencies`; the rest bubble further out).
    */
   captures?: string[];
-  /** Apply layer (§7.3): 1 + max(layer of deps), `def` nodes do not add a layer. Within its frame. */
+  /** Apply layer (design/graph.md §7.3): 1 + max(layer of deps), `def` nodes do not add a layer. Within its frame. */
   applyLayer: number;
   /** The node's value type in CEL notation as seen by same-frame readers (`dyn` if unknown / dynamic). */
   valueType?: string;
@@ -221,7 +221,7 @@ export interface CompiledFrame {
   nodes: CompiledNode[];
   /** id → index into `nodes`. */
   index: Record<string, number>;
-  /** Node ids in topological order; ties broken by declaration order (§7.3). */
+  /** Node ids in topological order; ties broken by declaration order (design/graph.md §7.3). */
   order: string[];
   /** Apply layers: `layers[k]` lists the ids (topological order) whose `applyLayer` is k. Layer 0 holds defs only. */
   layers: string[][];
@@ -279,7 +279,7 @@ export interface CompiledGraph {
   rgd?: CompiledRgd;
   /** apiVersion/kind pairs the graph needs at compile time (literal, non-def nodes), deduplicated, sorted. */
   requiredKinds: { apiVersion: string; kind: string }[];
-  /** True when any node (at any depth) is dynamic: the graph is recompiled on any CRD change (§15). */
+  /** True when any node (at any depth) is dynamic: the graph is recompiled on any CRD change (design/graph.md §15). */
   hasDynamic: boolean;
   /** Where the document came from. */
   file?: string;

@@ -117,7 +117,7 @@ export function toDot(graph: CompiledGraph, opts: DrawOptions = {}): string {
   lines.push('  rankdir=LR;');
   lines.push('  node [fontname="Helvetica", fontsize=10];');
   // Edge labels are field paths: a monospace font, whose width Graphviz reserves exactly (0.6 em a
-  // character) whatever font the viewer substitutes, so a label never runs into a node (#17 item 11).
+  // character) whatever font the viewer substitutes, so a label never runs into a node.
   lines.push('  edge [fontname="Courier", fontsize=9];');
   if (graph.rgd) lines.push(`  "schema" [shape=doublecircle, label="schema\\n${graph.rgd.kind}"];`);
   const frame = (f: CompiledFrame, indent: string): void => {
@@ -162,7 +162,7 @@ export function toDot(graph: CompiledGraph, opts: DrawOptions = {}): string {
       }
     };
     visit(graph.root);
-    // The synthetic status patch (§1): soft reads, drawn dotted into the instance's status.
+    // The synthetic status patch (design/graph.md §1): soft reads, drawn dotted into the instance's status.
     const reads = statusReads(graph);
     if (reads.size > 0) {
       lines.push('  "instance" [shape=doubleoctagon, label="instance\\nstatus"];');

@@ -1,5 +1,5 @@
 /**
- * Reserved node ids (graph-semantics §4): shared by the compiler and by the SDK,
+ * Reserved node ids (design/graph.md §4): shared by the compiler and by the SDK,
  * which names Graph nodes after package parts when it emits `--as graph`.
  */
 

@@ -1,9 +1,9 @@
 /**
- * Type checking (graph-semantics.md §17): every expression is checked in a CEL environment whose
+ * Type checking (design/graph.md §17): every expression is checked in a CEL environment whose
  * variables are typed from the kinds' OpenAPI schemas (via the KindResolver), the literal types of
- * `def` nodes (§12), the RGD instance schema (SimpleSchema → OpenAPI, src/schema), iterator element
+ * `def` nodes (design/graph.md §12), the RGD instance schema (SimpleSchema → OpenAPI, src/schema), iterator element
  * types and `each`. Results are compared with the schema of the field they land in
- * (assignability from src/cel/types); literal template fields are validated against the schema (§17.3).
+ * (assignability from src/cel/types); literal template fields are validated against the schema (design/graph.md §17.3).
  *
  * Typing across the seams is permissive, as the spec asks: dynamic nodes, subgraph nodes seen from
  * outside, captured ancestor ids and schemaless regions are `dyn`.
@@ -303,7 +303,7 @@ class Checker {
     }
   }
 
-  /** §17.3: literal fields are validated like the API server would. */
+  /** design/graph.md §17.3: literal fields are validated like the API server would. */
   private literal(
     n: CompiledNode,
     value: JsonValue,
@@ -465,7 +465,7 @@ class Checker {
 
   /**
    * An undefined field that the kind's schema does declare, with only x-kubernetes-preserve-unknown-fields
-   * and no type: kro rejects the read too; say so and name the opt-in (issue #13 item 10).
+   * and no type: kro rejects the read too; say so and name the opt-in.
    */
   private typelessHint(message: string): string {
     const field = /^undefined field '([^']+)'/.exec(message)?.[1];
@@ -535,7 +535,7 @@ function elementType(t: string): string | undefined {
 /** kgraph's "dyn" in a def's derived schema (marked: never taken for a user's typeless field). */
 const DYN: OpenApiSchema = markDynamic({ 'x-kubernetes-preserve-unknown-fields': true });
 
-/** §12: the OpenAPI schema of a def's literal structure (closed objects; expressions are dyn). */
+/** design/graph.md §12: the OpenAPI schema of a def's literal structure (closed objects; expressions are dyn). */
 function defSchema(v: ValueNode): OpenApiSchema {
   switch (v.t) {
     case 'expr':
@@ -584,7 +584,7 @@ export { defSchema };
 export type InferredStatusType = StatusFieldType;
 
 /**
- * The OpenAPI schemas of an RGD's status fields from the checked result types (§18.5): run after
+ * The OpenAPI schemas of an RGD's status fields from the checked result types (design/graph.md §18.5): run after
  * type checking. Templates are strings; `optional<T>` is T; object and dyn results stay untyped.
  * The mapping is the CRD generator's (src/schema/crd/celTypeSchema.ts).
  */
@@ -604,7 +604,7 @@ export function statusFieldTypes(graph: CompiledGraph): InferredStatusType[] {
   );
 }
 
-/** Custom conditions (§20.3): a Condition, a list of them, or dyn (checked when evaluated). */
+/** Custom conditions (design/rgd.md §20.3): a Condition, a list of them, or dyn (checked when evaluated). */
 function isConditionType(t: string): boolean {
   const item = t.startsWith('list<') && t.endsWith('>') ? t.slice(5, -1) : t;
   return item === CONDITION_TYPE || item === 'dyn';

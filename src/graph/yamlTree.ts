@@ -212,7 +212,7 @@ function parseText(
  * The errors of a document worth reporting. A tab used as indentation or an unclosed quote makes the
  * parser misread everything after it, and the errors it then reports (an implicit key on several lines,
  * a block sequence as a key, a key without a value) are consequences: when a document has such a cause,
- * only the causes are reported, so the user reads one error at the place to fix (#17 item 10).
+ * only the causes are reported, so the user reads one error at the place to fix.
  */
 function causes(errors: readonly YAMLError[]): readonly YAMLError[] {
   const root = errors.filter((e) => e.code === 'TAB_AS_INDENT' || isUnclosedQuote(e));

@@ -1,7 +1,7 @@
 /**
  * One way for commands to reach a cluster: an explicit kubeconfig path, else
  * KUBECONFIG / ~/.kube/config / in-cluster config, as kubectl does. Every failure
- * names the kubeconfig, the context and the server, and says what to do (issue #17).
+ * names the kubeconfig, the context and the server, and says what to do.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';

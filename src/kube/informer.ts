@@ -3,7 +3,7 @@
  * with event handlers. Controllers read from it instead of hitting the server,
  * which is what makes a steady-state reconcile free of requests.
  *
- * Protocol (platform spec §4.4): list (paged) → watch from the list's
+ * Protocol (design/platform.md §4.4): list (paged) → watch from the list's
  * resourceVersion with bookmarks; bookmarks and every event advance the
  * resourceVersion, so a reconnect resumes where it stopped; 410 Gone (status or
  * ERROR event) → relist and diff against the cache; other errors → jittered

@@ -5,7 +5,7 @@
  *
  * Why our own: `@kubernetes/client-node`'s `KubeConfig` statically imports its whole generated API
  * (models and clients kgraph never uses), which takes a bare Node process from ~39 to ~114 MiB RSS and
- * costs most of the controller's start-up CPU (issue #15). The common credentials — client certificates,
+ * costs most of the controller's start-up CPU. The common credentials — client certificates,
  * bearer tokens (inline or a file, re-read when it changes), basic auth, CA, insecure-skip-tls-verify,
  * tls-server-name, impersonation — are a few lines each. Exec plugins, auth providers and proxies are
  * delegated to client-node, imported on first use only, so processes with ordinary kubeconfigs never

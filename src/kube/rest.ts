@@ -2,7 +2,7 @@
  * The raw-JSON REST client: the one place kgraph sends requests to an API server.
  *
  * Why raw: client-node's typed APIs run built-in kinds through ObjectSerializer,
- * which silently drops fields its models lack (platform spec §4.2) — wrong for an
+ * which silently drops fields its models lack (design/platform.md §4.2) — wrong for an
  * orchestrator that must apply exactly what a template says. Credentials come from our
  * own `KubeConfig` (kubeconfig.ts: client certificates, tokens, basic auth; exec and
  * auth-provider plugins and proxies through client-node, loaded only for them) through

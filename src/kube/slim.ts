@@ -1,5 +1,5 @@
 /**
- * Informer transforms that make cached objects smaller (issue #15 item 4). `managedFields` mirrors the
+ * Informer transforms that make cached objects smaller. `managedFields` mirrors the
  * structure of every field once per manager, so it is often as large as the object itself; a cache
  * keeps only what its readers need of it. Both transforms change the object in place (an informer's
  * objects come straight from JSON.parse and are not shared yet) and return it.

@@ -30,7 +30,7 @@ export const RuntimeCode = {
   BadIdentity: 'KG5107',
   /** A selector computed from data is not a valid LabelSelector. */
   InvalidSelector: 'KG5108',
-  /** A custom-condition entry did not yield runtime.newCondition(…) values (§20.3). */
+  /** A custom-condition entry did not yield runtime.newCondition(…) values (design/rgd.md §20.3). */
   ConditionOutput: 'KG5109',
   /** The compiled graph holds something the engine does not support. */
   Unsupported: 'KG5199',

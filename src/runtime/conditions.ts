@@ -1,5 +1,5 @@
 /**
- * Custom instance conditions of an RGD (graph-semantics.md §20.3): the `spec.schema.status.conditions`
+ * Custom instance conditions of an RGD (design/rgd.md §20.3): the `spec.schema.status.conditions`
  * entries, each a `${runtime.newCondition(…)}` (or a list of them), evaluated after the walk. Their
  * `schema` variable carries the built-in conditions the controller computed for this pass in
  * `status.conditions`, so that `runtime.condition(schema, 'ResourcesReady')` reads them; nothing

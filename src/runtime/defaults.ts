@@ -1,7 +1,7 @@
 /**
  * Structural defaulting of an instance by its OpenAPI schema, as the API server does on admission:
  * a missing property with a `default` gets a copy of it, then present objects, list items and map
- * values are defaulted recursively. Used to prepare an RGD instance offline (graph-semantics.md §20.1).
+ * values are defaulted recursively. Used to prepare an RGD instance offline (design/rgd.md §20.1).
  */
 import type { OpenAPISchema } from '../schema/openapi.ts';
 

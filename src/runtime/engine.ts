@@ -1,5 +1,5 @@
 /**
- * The evaluation engine (graph-semantics.md §7–§15, §20): a pure function from a compiled graph and the
+ * The evaluation engine (design/graph.md §7–§15, design/rgd.md §20): a pure function from a compiled graph and the
  * observed state to the desired state. No I/O, no clock, no randomness: the same inputs give the same
  * result, so every controller pass is reproducible.
  *
@@ -51,10 +51,10 @@ export interface EvaluateInput {
    * `metadata.namespace`, else `default`.
    */
   namespace?: string;
-  /** Item limit per collection (§25). */
+  /** Item limit per collection (design/graph.md §25). */
   maxCollectionSize?: number;
   /**
-   * RGD with custom conditions (§20.3): the built-in conditions the controller computed for this pass;
+   * RGD with custom conditions (design/rgd.md §20.3): the built-in conditions the controller computed for this pass;
    * `runtime.condition(schema, 'ResourcesReady')` reads them. Default: none.
    */
   builtinConditions?: readonly BuiltinCondition[];
@@ -78,7 +78,7 @@ interface Pass {
 
 interface FrameRun {
   frame: CompiledFrame;
-  /** name → published value; a child frame starts from a copy of its parent's scope (§14.1). */
+  /** name → published value; a child frame starts from a copy of its parent's scope (design/graph.md §14.1). */
   scope: Record<string, unknown>;
   states: Map<string, NodeResult>;
 }
@@ -107,7 +107,7 @@ export function evaluate(
  * As `evaluate`, returning to the event loop whenever the evaluation has run for `sliceMs` since it
  * last did (checked after every expression). Each expression is bounded by the CEL cost budget, so
  * no slice is much longer than `sliceMs` plus one expression; the controller uses this so that one
- * Graph's expressions never hold up /healthz, watches or other Graphs' reconciles (issue #10).
+ * Graph's expressions never hold up /healthz, watches or other Graphs' reconciles.
  * The observed state may change between slices; the next reconcile sees the change.
  */
 export async function evaluateSliced(
@@ -203,7 +203,7 @@ function* evaluationSteps(
 const SCOPE = Symbol('kgraph.scope');
 
 /**
- * The custom conditions (§20.3) of an evaluated pass, evaluated against the built-in conditions the
+ * The custom conditions (design/rgd.md §20.3) of an evaluated pass, evaluated against the built-in conditions the
  * controller computed for it afterwards (they depend on the applies and prunes that followed the
  * evaluation). Only the condition expressions run; the nodes are not evaluated again. Undefined when
  * the RGD declares no custom conditions or `result` did not come from `evaluate` on an instance.
@@ -231,7 +231,7 @@ export function customConditionsWith(
   }
 }
 
-/** The `schema` variable of an RGD: the instance without its status (§20.1). */
+/** The `schema` variable of an RGD: the instance without its status (design/rgd.md §20.1). */
 function schemaValue(instance: KubeObject): KubeObject {
   const { status: _status, ...rest } = instance;
   return rest;
@@ -325,7 +325,7 @@ function fromStop(node: CompiledNode, stop: ExprStop): NodeResult {
   return stop.kind === 'pending' ? pendingResult(node, iss) : errorResult(node, iss);
 }
 
-/** Contagion (§9): an excluded dependency excludes the node without evaluating it. */
+/** Contagion (design/graph.md §9): an excluded dependency excludes the node without evaluating it. */
 function contagion(run: FrameRun, node: CompiledNode): NodeResult | undefined {
   for (const dep of node.dependencies) {
     if (run.states.get(dep)?.state === 'excluded') {
@@ -335,7 +335,7 @@ function contagion(run: FrameRun, node: CompiledNode): NodeResult | undefined {
   return undefined;
 }
 
-/** Gating (§7.5): whether the given dependencies let the node run; a pending result when not. */
+/** Gating (design/graph.md §7.5): whether the given dependencies let the node run; a pending result when not. */
 function gate(
   pass: Pass,
   run: FrameRun,
@@ -399,7 +399,7 @@ function* runNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResu
   if (excluded !== undefined) return excluded;
   try {
     // includeWhen first, as soon as what it reads is available: a node whose own condition is false
-    // is excluded even while its payload still waits for data. AND-ed; pending is not false (§9).
+    // is excluded even while its payload still waits for data. AND-ed; pending is not false (design/graph.md §9).
     if (node.includeWhen.length > 0) {
       const gated = gate(pass, run, node, includeWhenDeps(node));
       if (gated !== undefined) return gated;
@@ -435,7 +435,7 @@ function* runNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResu
   }
 }
 
-/** Evaluates an includeWhen / readyWhen slot to a boolean; an absent optional counts as false (§10). */
+/** Evaluates an includeWhen / readyWhen slot to a boolean; an absent optional counts as false (design/graph.md §10). */
 function* conditionValue(pass: Pass, slot: ExprSlot, vars: Vars, where: string): Steps<boolean> {
   let v = yield* evalStandalone(pass.host, slot, vars);
   if (isOptionalValue(v)) v = v.hasValue() ? v.value() : false;
@@ -451,7 +451,7 @@ function* conditionValue(pass: Pass, slot: ExprSlot, vars: Vars, where: string):
   return v;
 }
 
-/** forEach (§8): one unnamed item for a plain node; the cartesian product for a collection. */
+/** forEach (design/graph.md §8): one unnamed item for a plain node; the cartesian product for a collection. */
 function* expandItems(pass: Pass, node: CompiledNode, scope: Vars): Steps<CollectionItem[] | NodeResult> {
   if (node.forEach.length === 0) return [{ index: 0, bindings: {}, key: '' }];
   const dims: { name: string; values: unknown[] }[] = [];
@@ -505,7 +505,7 @@ function* renderPayload(pass: Pass, node: CompiledNode, vars: Vars): Steps<Recor
   return obj;
 }
 
-/** Readiness of one item (§10): AND of readyWhen with the node id and `each` bound to the value. */
+/** Readiness of one item (design/graph.md §10): AND of readyWhen with the node id and `each` bound to the value. */
 function* itemReadiness(
   pass: Pass,
   node: CompiledNode,
@@ -518,7 +518,7 @@ function* itemReadiness(
         return { ready: false, reason: `readyWhen ${slot.source} is false` };
       }
     } catch (err) {
-      // Data pending in readyWhen means not ready (requeue), not an error (§10).
+      // Data pending in readyWhen means not ready (requeue), not an error (design/graph.md §10).
       if (err instanceof ExprStop && err.kind === 'pending') {
         return { ready: false, reason: `readyWhen ${slot.source} is pending: ${err.message}` };
       }
@@ -653,7 +653,7 @@ function describeIdentity(id: ObjectIdentity): string {
   return kubectlNameIn(id);
 }
 
-/** The endpoint a patch writes (§13.1): a top-level `status` key means the status subresource. */
+/** The endpoint a patch writes (design/graph.md §13.1): a top-level `status` key means the status subresource. */
 function patchEndpoint(node: CompiledNode, obj: Record<string, unknown>): 'main' | 'status' {
   return node.patchEndpoint ?? (Object.hasOwn(obj, 'status') ? 'status' : 'main');
 }
@@ -670,7 +670,7 @@ function* runObjectNode(
     const obj = yield* renderPayload(pass, node, itemVars(run.scope, item));
     const id = identify(pass, node, obj, item.index);
     if ('held' in id) {
-      // A dynamic type that is not served yet: the node is held, not ready, and publishes nothing (§15).
+      // A dynamic type that is not served yet: the node is held, not ready, and publishes nothing (design/graph.md §15).
       return {
         ...base(node, 'waiting'),
         held: true,
@@ -694,7 +694,7 @@ function* runObjectNode(
     rendered.push({ item, obj, id });
   }
   if (node.kind === 'template') {
-    // Per plane (planes.md §12.1): a provider and a host object of the same identity are distinct.
+    // Per plane (design/planes.md §12.1): a provider and a host object of the same identity are distinct.
     for (const { id } of rendered) {
       const key = `${node.target}|${identityKey(id)}`;
       const owner = pass.identities.get(key);
@@ -746,7 +746,7 @@ function* runObjectNode(
   }
   if (node.kind === 'template') {
     // Single: the observed object (nothing until it exists). Collection: the observed items in desired
-    // order — the ordered intersection of desired and observed (§8).
+    // order — the ordered intersection of desired and observed (design/graph.md §8).
     if (node.forEach.length > 0) run.scope[node.id] = observedValues;
     else if (observedValues.length === 1) run.scope[node.id] = observedValues[0];
   }
@@ -823,7 +823,7 @@ function* runRef(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResul
 
 /**
  * A selector read, shared by a selector `ref` and a `watch` (kro KREP-024): every object of the kind
- * that matches, as a list. An omitted namespace lists across all namespaces (§3.2); an empty result is
+ * that matches, as a list. An omitted namespace lists across all namespaces (design/graph.md §3.2); an empty result is
  * an empty list, not pending. `where` holds the authored `selector` and `namespace`.
  */
 function* readSelected(
@@ -884,7 +884,7 @@ function* runWatch(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeRes
   return yield* readSelected(pass, run, node, type, where, top ? '' : 'metadata.');
 }
 
-/** A node whose type is not served yet (§15): it waits, and keeps what it had. */
+/** A node whose type is not served yet (design/graph.md §15): it waits, and keeps what it had. */
 function heldResult(node: CompiledNode, held: string): NodeResult {
   return {
     ...base(node, 'waiting'),
@@ -895,7 +895,7 @@ function heldResult(node: CompiledNode, held: string): NodeResult {
   };
 }
 
-/** An inline subgraph (§14.1): a child frame seeded with a copy of the parent scope. */
+/** An inline subgraph (design/graph.md §14.1): a child frame seeded with a copy of the parent scope. */
 function* runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<NodeResult> {
   if (node.children === undefined) {
     return errorResult(
@@ -927,7 +927,7 @@ function* runGraphNode(pass: Pass, run: FrameRun, node: CompiledNode): Steps<Nod
   return result;
 }
 
-/** RGD status projection (§20.2): each field rendered on its own; pending fields are left out. */
+/** RGD status projection (design/rgd.md §20.2): each field rendered on its own; pending fields are left out. */
 function* projectStatus(
   pass: Pass,
   scope: Record<string, unknown>,

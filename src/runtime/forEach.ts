@@ -1,10 +1,10 @@
 /**
- * forEach expansion (graph-semantics.md §8): the cartesian product of the iterator lists, the first
+ * forEach expansion (design/graph.md §8): the cartesian product of the iterator lists, the first
  * iterator outermost. An empty dimension gives no items; more items than the limit is a hard error.
  */
 import { canonicalKey } from './canonical.ts';
 
-/** Default item limit per collection (§25, `--rgd-max-collection-size`). */
+/** Default item limit per collection (design/graph.md §25, `--rgd-max-collection-size`). */
 export const DEFAULT_MAX_COLLECTION_SIZE = 1000;
 
 export interface Dimension {

@@ -1,6 +1,6 @@
 /**
  * The engine's view of the cluster: observed objects, looked up by identity or listed by selector,
- * and which types the cluster serves (for dynamic nodes, graph-semantics.md §15). The controller
+ * and which types the cluster serves (for dynamic nodes, design/graph.md §15). The controller
  * implements this over its informer caches; `observedFromObjects` builds one from a list of objects
  * (render, tests). The engine only reads through this interface, so it stays free of I/O.
  */
@@ -32,7 +32,7 @@ export interface ObservedState {
   get(id: ObjectIdentity, reader?: string): KubeObject | undefined;
   /**
    * Objects of a type matching a selector, in a stable order. `namespace` undefined lists across all
-   * namespaces (graph-semantics.md §3.2).
+   * namespaces (design/graph.md §3.2).
    */
   list(
     apiVersion: string,

@@ -1,6 +1,6 @@
 /**
  * Renders a payload value tree: literals are copied (converted to CEL values), expression slots are
- * evaluated, and `omit()` removes the containing map key or list element (graph-semantics.md §16.5).
+ * evaluated, and `omit()` removes the containing map key or list element (design/graph.md §16.5).
  * The first pending or failing expression stops the rendering with an `ExprStop` naming it.
  */
 import type { CompiledExpr, ExprSlot, FieldPath, ValueNode } from '../graph/model.ts';

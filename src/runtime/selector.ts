@@ -1,5 +1,5 @@
 /**
- * Kubernetes LabelSelector validation and matching (graph-semantics.md §11). A selector computed from
+ * Kubernetes LabelSelector validation and matching (design/graph.md §11). A selector computed from
  * data must be a valid LabelSelector; any other shape fails the ref rather than matching everything.
  */
 

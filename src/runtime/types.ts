@@ -79,11 +79,11 @@ export interface NodeResult {
   pending?: RuntimeIssue;
   /** For `error`. */
   error?: RuntimeIssue;
-  /** For patch nodes: the endpoint written (§13.1). */
+  /** For patch nodes: the endpoint written (design/graph.md §13.1). */
   patchEndpoint?: 'main' | 'status';
   /** For dynamic nodes held because their type is not served. */
   held?: boolean;
-  /** Apply layer within the node's frame (§7.3). */
+  /** Apply layer within the node's frame (design/graph.md §7.3). */
   applyLayer: number;
 }
 
@@ -95,7 +95,7 @@ export interface EvaluationResult {
   /** RGD only: hard errors while projecting status fields (the field is left out). */
   statusErrors: RuntimeIssue[];
   /**
-   * RGD with `spec.schema.status.conditions` only (§20.3): the authored conditions of this pass. When
+   * RGD with `spec.schema.status.conditions` only (design/rgd.md §20.3): the authored conditions of this pass. When
    * present, the controller writes these instead of the built-in conditions (see ./conditions.ts).
    */
   customConditions?: CustomConditionsResult;
@@ -103,7 +103,7 @@ export interface EvaluationResult {
   errors: RuntimeIssue[];
   /** Every node ready or excluded. */
   ready: boolean;
-  /** No pending node and no error (graph-semantics.md §7.6). */
+  /** No pending node and no error (design/graph.md §7.6). */
   complete: boolean;
   /** The first soft outcome in topological order, which determines the reported reason. */
   firstSoft?: { node: string; state: 'pending' | 'waiting'; reason: string };

@@ -70,24 +70,50 @@ export interface ChartManifest {
   [k: string]: unknown;
 }
 
+/**
+ * `scope.helm.importChart`: a Helm chart's objects as resources of the scope, namespaced or cluster-scoped
+ * by kind. Exactly one of `chart` and `manifests`.
+ */
 export interface ImportChartArgs {
   /** Already-rendered manifests (e.g. `helm template` output): imported as they are, in this order. */
   manifests?: readonly ChartManifest[];
-  /** A chart directory or `.tgz`, rendered with Helm. */
+  /** A chart directory or `.tgz`, rendered with Helm (`tools/helm-render`). */
   chart?: string;
-  /** Defaults to the instance name. */
+  /** @default the instance name */
   releaseName?: string;
-  /** One value layer or several, applied after `valuesFiles`, in order. */
+  /**
+   * One value layer or several, applied after `valuesFiles`, in order.
+   * @default [] (the chart's own values)
+   */
   values?: Record<string, unknown> | readonly Record<string, unknown>[];
+  /** @default [] */
   valuesFiles?: readonly string[];
+  /**
+   * `--set` expressions, applied last.
+   * @default []
+   */
   set?: readonly string[];
-  /** Import the chart's crds/ (default true: Helm installs them). */
+  /**
+   * Import the chart's `crds/` (Helm installs them).
+   * @default true
+   */
   includeCrds?: boolean;
-  /** Leave out `helm.sh/hook: test` objects (default false, as `helm template`). */
+  /**
+   * Leave out `helm.sh/hook: test` objects.
+   * @default false (as `helm template`)
+   */
   skipTests?: boolean;
-  /** Leave out every hook. */
+  /**
+   * Leave out every hook.
+   * @default false
+   */
   noHooks?: boolean;
+  /** @default Helm's default Kubernetes version */
   kubeVersion?: string;
+  /**
+   * API versions `.Capabilities.APIVersions` reports besides the built-in ones.
+   * @default []
+   */
   apiVersions?: readonly string[];
 }
 
@@ -185,7 +211,7 @@ function importDocuments(st: ScopeState, docs: readonly RenderedChartDocument[])
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
     const crd = crdScopes.get(`${group}/${kind}`);
     const namespaced = crd ? crd.namespaced : !clusterScopedKinds.has(kind);
-    // As mkResource: a namespaced object always lands in the scope's namespace (seed A2).
+    // As mkResource: a namespaced object always lands in the scope's namespace (design/sdk.md §A2).
     const { node, resource } = createResource(
       st,
       {

@@ -11,55 +11,122 @@ export const availabilityLevels: readonly AvailabilityLevel[] = ['none', 'pod', 
 export type LabelStyle = 'kix' | 'helm';
 export type TriState = boolean | null;
 
+/** What the cluster allows; builders refuse what is `false` and warn about what is `null` (unknown). */
 export interface Capabilities {
+  /**
+   * Host networking, host PID, hostPath volumes and privileged containers.
+   * @default null
+   */
   privilegedContainers?: TriState;
+  /** @default null */
   daemonSets?: TriState;
+  /**
+   * More than one node: spread constraints and PodDisruptionBudgets need it.
+   * @default null
+   */
   multiNode?: TriState;
-  /** Whether the cluster serves metrics.k8s.io. */
+  /**
+   * Whether the cluster serves metrics.k8s.io (HorizontalPodAutoscalers need it).
+   * @default "unknown"
+   */
   metricsApi?: 'provided' | 'unknown' | 'absent';
 }
 
 export interface Topology {
-  /** Node label keys that name failure domains, e.g. zone and hostname. */
+  /**
+   * Node label keys that name failure domains, e.g. zone and hostname; without any, nothing is spread.
+   * @default []
+   */
   failureDomainKeys?: string[];
+  /**
+   * Which of `failureDomainKeys` is the zone key.
+   * @default "topology.kubernetes.io/zone"
+   */
   zoneKey?: string;
+  /**
+   * Which of `failureDomainKeys` is the host key.
+   * @default "kubernetes.io/hostname"
+   */
   hostKey?: string;
 }
 
 export type NetworkPolicyKind = 'CiliumNetworkPolicy' | 'NetworkPolicy';
 
 export interface NetworkPolicyConfig {
-  /** Synthesise one least-privilege policy per workload (seed A4.2.5). */
+  /**
+   * Synthesise one least-privilege policy per workload (design/sdk.md §A4.2, item 5).
+   * @default false
+   */
   enable?: boolean;
-  /** `CiliumNetworkPolicy` (default, cilium.io/v2) or plain `NetworkPolicy` (networking.k8s.io/v1). */
+  /**
+   * `CiliumNetworkPolicy` (cilium.io/v2) or plain `NetworkPolicy` (networking.k8s.io/v1).
+   * @default "CiliumNetworkPolicy"
+   */
   kind?: NetworkPolicyKind;
 }
 
 export interface InstanceDef {
   /** The package this instance builds. */
   package: Package;
+  /** The namespace its scope builds in (created by the definition). */
   namespace: string;
+  /** @default "kix" (`app.kubernetes.io/instance`; "helm": `release`) */
   labelStyle?: LabelStyle;
-  /** Overrides `scope.selectorLabels` for this instance. */
+  /**
+   * Overrides `scope.selectorLabels` for this instance.
+   * @default `app.kubernetes.io/name` and `…/instance` = the instance name (helm style: `app`, `release`)
+   */
   selectorLabels?: Record<string, string>;
+  /**
+   * Handed to the package's `build` as `config`.
+   * @default undefined
+   */
   config?: unknown;
-  /** Dependency name (as seen by `build`'s `deps`) → instance name. */
+  /**
+   * Dependency name (as seen by `build`'s `deps`) → instance name.
+   * @default {} (the package sees no dependencies)
+   */
   deps?: Record<string, string>;
 }
 
+/** The cluster definition `kgraph synth --cluster` reads: what is deployed where, and what the cluster offers. */
 export interface ClusterDef {
+  /** @default "default" */
   name?: string;
+  /**
+   * For `.out.fqdn` and `.out.url()`.
+   * @default "cluster.local"
+   */
   clusterDomain?: string;
-  /** `clusterLabels`, stamped first on every resource. */
+  /**
+   * `clusterLabels`, stamped first on every resource.
+   * @default {}
+   */
   labels?: Record<string, string>;
+  /**
+   * The availability level workloads are spread for (`none < pod < node < zone`); a workload's
+   * `availability.max` lowers it.
+   * @default "node"
+   */
   availability?: AvailabilityLevel;
+  /** @default {} (every capability unknown) */
   capabilities?: Capabilities;
+  /** @default {} (no failure-domain keys: nothing is spread) */
   topology?: Topology;
-  /** Namespaces the cluster definition manages (instance namespaces are added automatically). */
+  /**
+   * Namespaces the cluster definition manages (instance namespaces are added automatically).
+   * @default []
+   */
   namespaces?: string[];
+  /** @default {} */
   instances?: Record<string, InstanceDef>;
-  /** Roles provided outside any instance of this definition (role → provider description). */
+  /**
+   * Roles provided outside any instance of this definition (role → provider description); instances
+   * provide the roles their packages declare.
+   * @default {}
+   */
   providers?: Record<string, string>;
+  /** @default { enable: false } */
   networkPolicy?: NetworkPolicyConfig;
 }
 

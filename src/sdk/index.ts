@@ -1,6 +1,6 @@
 /**
  * kgraph/sdk — the Kix-style authoring SDK (pure synth; no cluster access).
- * See docs/sdk.md for the model and the synth output contract.
+ * See docs/sdk.md for the model and the synth output contract, docs/design/sdk.md for the design.
  */
 
 export type {

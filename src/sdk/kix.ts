@@ -124,12 +124,24 @@ export interface ServiceArgs extends ResourceArgs {
   kind: 'Service';
 }
 
+/** `kix.service.fromWorkload(args, workload)`: a Service selecting the workload's pods (design/sdk.md §A5.1). */
 export interface FromWorkloadArgs {
   name: Str;
+  /**
+   * Every port needs a name when there are several; a string `targetPort` must name a container port.
+   * @default the workload's one container port (an error when it has none or several)
+   */
   ports?: ServicePort[];
+  /** @default unset (Kubernetes: ClusterIP) */
   type?: 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+  /** @default {} */
   labels?: Record<string, Str>;
+  /** @default {} */
   annotations?: Record<string, Str>;
+  /**
+   * Further Service spec fields; `selector`, `type` and `ports` come from the other arguments.
+   * @default {}
+   */
   spec?: ValueObject;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Builder arguments typed with the Kubernetes API types (`kubernetes-types`, issue #17 item 5), so an
+ * Builder arguments typed with the Kubernetes API types (`kubernetes-types`), so an
  * editor completes fields and `tsc` rejects `replicas: 'two'`. What the SDK accepts beyond the API
  * types is written into them here: a string may carry dependency context (`Str`), any value may be
  * deferred (`lazy(() => …)`), and the SDK's shorthands (a pod's `serviceAccount` as a resource, a

@@ -1,5 +1,5 @@
 /**
- * Network-policy synthesis (seed A4.2.5, A2.5, A5.2): when `cluster.networkPolicy.enable`, every workload
+ * Network-policy synthesis (design/sdk.md §A2.5, §A4.2, §A5.2): when `cluster.networkPolicy.enable`, every workload
  * gets one least-privilege policy selecting its pods, allowing exactly
  *  - egress to the pods behind every Service (or `mkServiceRef`) whose endpoint it uses: `.out.fqdn`,
  *    `.out.port` or `.out.url` in its manifest, or in an object it references that forwards endpoint facts

@@ -1,7 +1,7 @@
 /**
  * Kubernetes resource quantities for the SDK's checks (checkContainerResources): the exact
  * implementation of the CEL library (src/cel/lib/quantity.ts, Kubernetes' own parsing rules, inf.Dec
- * precision), not a second one (issue #17 item 14). These helpers only adapt it: a parse that says
+ * precision), not a second one. These helpers only adapt it: a parse that says
  * `undefined` instead of throwing, a comparison, and the int64 range check.
  */
 import { Quantity } from '../cel/lib/quantity.ts';

@@ -4,7 +4,7 @@
  * A package can reach the SDK twice: `kgraph synth` imports the compiled ESM `kgraph/sdk`, and a
  * package in a CommonJS project, run from TypeScript through tsx's require hook, gets a second,
  * CommonJS-transformed copy of the same files. Module-level maps would then be per copy, and a
- * `.out` marker minted by one copy would be unknown to the other (issue #17 item 4). So the state
+ * `.out` marker minted by one copy would be unknown to the other. So the state
  * lives on `globalThis` under a `Symbol.for` key (the registry is shared, not the code: decision
  * recorded in docs/sdk.md), and the classes whose identity matters answer `instanceof` by a
  * `Symbol.for` brand rather than by constructor identity.

@@ -115,32 +115,104 @@ export function instanceLabels(st: Pick<ScopeState, 'instanceName' | 'labelStyle
     : { 'app.kubernetes.io/instance': st.instanceName, 'app.kubernetes.io/managed-by': MANAGED_BY };
 }
 
+/** Who owns which fields once the object is applied (design/sdk.md §A2.4). */
 export interface Ownership {
-  /** Field paths ceded to in-cluster controllers (`kix.run/cede-fields`). */
+  /**
+   * Field paths an in-cluster controller changes at run time (`spec.replicas` under an autoscaler,
+   * `webhooks[*].clientConfig.caBundle`): sent when the object is created, then left to that controller —
+   * never reported as drift, never applied over. Dotted names; list elements by `[*]`, `[<index>]` or
+   * `[<key>="<value>"]`. Recorded in the `kix.run/cede-fields` annotation.
+   * @default [] (the deployer owns every field it sends)
+   */
   cede?: readonly string[];
 }
 
 /** Something that stands for a resource in `requires` / `extraDeps`: a resource or a package view. */
 export type DepLike = AnyResource | { readonly root: unknown; readonly _type: 'kix.packageView' };
 
+/**
+ * The arguments every builder takes (design/sdk.md §A2.2). Dependencies between objects are normally
+ * recorded without any argument: using another resource's `.out` value in the manifest makes this object
+ * deploy after it. `requires` and `extraDeps` add edges the manifest does not show.
+ */
 export interface CommonArgs {
+  /** `metadata.name`: a lowercase RFC 1123 name (Role and ClusterRole may use colons). */
   name: Str;
+  /**
+   * Labels added after the cluster's and the instance's labels (`app.kubernetes.io/instance`,
+   * `app.kubernetes.io/managed-by`); on a shared key these win.
+   * @default {}
+   */
   labels?: Record<string, Str>;
+  /**
+   * Annotations, next to the `kix.run/*` annotations synth stamps (those are refused here, except
+   * `kix.run/rerun: on-change` on a Job).
+   * @default {}
+   */
   annotations?: Record<string, Str>;
-  /** Custom `.out` fields; a key set to `null` suppresses the auto-derived field. */
+  /**
+   * Custom `.out` fields for the objects and packages that use this one; their strings carry this
+   * resource's context, so using them records the dependency. A key set to `null` removes the derived field
+   * of that name (`fqdn: null` on a Service that must not be addressed).
+   * @default {} (only the derived `.out` fields: name, fqdn, identityHash, selector, …)
+   */
   outputs?: Record<string, unknown>;
+  /**
+   * Objects this one must deploy after although its manifest uses nothing of theirs (a Deployment after
+   * its migration Job). Recorded as `requires:<hash>` in `kix.run/depends-on`; the deployer waits until
+   * each is ready. Naming an object the manifest already uses through `.out` warns ("redundant requires"):
+   * that edge exists already. On `mkServiceRef`, how the runtime Service waits for the operator's
+   * resource that creates it.
+   * @default []
+   */
   requires?: readonly DepLike[];
+  /**
+   * The escape hatch for an edge that is neither data flow nor a plain "after" (`requires`): ordered the
+   * same way, but recorded apart as `extra:<hash>` and never checked for redundancy, so every use stays
+   * visible and greppable. Prefer `.out` references, then `requires`.
+   * @default []
+   */
   extraDeps?: readonly DepLike[];
+  /**
+   * Top-level manifest fields outside `spec`/`data` (`rules`, `roleRef`, `subjects`, `webhooks`,
+   * `provisioner`, a Secret's `type`, …). It may not set `apiVersion`, `kind`, `metadata.name` or
+   * `metadata.namespace`, nor a `spec`/`data`/`stringData` the argument of that name sets;
+   * `metadata.labels`/`annotations` here merge with `labels`/`annotations`.
+   * @default {}
+   */
   extra?: ValueObject;
+  /**
+   * Fields ceded to in-cluster controllers.
+   * @default {} (no field ceded)
+   */
   ownership?: Ownership;
+  /**
+   * For network-policy synthesis through custom resources (design/sdk.md §A2.5): `conduct` when the
+   * resource forwards traffic to pods (a Service or proxy), `terminate` when it is the destination.
+   * @default {} (no endpoint facts propagate through this resource)
+   */
   factBehavior?: { endpoint?: 'conduct' | 'terminate' };
 }
 
+/** `scope.mkResource` / `scope.mkClusterResource`: any kind but workloads, Secrets and CRDs. */
 export interface ResourceArgs extends CommonArgs {
+  /** API group and version (`v1`, `networking.k8s.io/v1`). */
   apiVersion: string;
   kind: string;
+  /**
+   * `.spec`, left out of the manifest when empty.
+   * @default {}
+   */
   spec?: ValueObject;
+  /**
+   * `.data` (ConfigMap), left out when empty.
+   * @default {}
+   */
   data?: ValueObject;
+  /**
+   * `.stringData`, left out when empty.
+   * @default {}
+   */
   stringData?: ValueObject;
 }
 

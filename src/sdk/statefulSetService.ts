@@ -1,6 +1,6 @@
 /**
  * A StatefulSet's governing Service: the `spec.headlessService` shorthand and the cluster check that
- * `spec.serviceName` names a headless Service (`clusterIP: None`) in the StatefulSet's namespace (seed A4.2.3).
+ * `spec.serviceName` names a headless Service (`clusterIP: None`) in the StatefulSet's namespace (design/sdk.md §A4.2, item 3).
  */
 import type { Build, ResNode } from './build.ts';
 import { objectKey } from './build.ts';

@@ -52,12 +52,33 @@ export const workloadBuilder: Record<WorkloadKind, string> = {
 
 export type AvailabilityMax = 'none' | 'pod' | 'node';
 
-/** A workload builder's arguments; `S` is the kind's spec type (kubeTypes.ts), untyped for internal use. */
+/**
+ * A workload builder's arguments (`mkDeployment`, `mkStatefulSet`, `mkJob`, `mkCronJob`; `mkDaemonSet`
+ * without `availability`); `S` is the kind's spec type (kubeTypes.ts), untyped for internal use. Before the
+ * object is sealed the builder fills the pod template's labels from the selector, expands the
+ * `serviceAccount` and `headlessService` shorthands, may add topology spread and a PodDisruptionBudget,
+ * and runs the pod checks (design/sdk.md §A4.2, §A4.3).
+ */
 export interface WorkloadArgs<S = ValueObject> extends CommonArgs {
+  /**
+   * The kind's spec. `selector.matchLabels` is required for Deployments, StatefulSets and DaemonSets
+   * (`scope.selectorLabels` is the usual value); a Job needs a selector or pod-template labels, a CronJob
+   * template labels. `template.spec.serviceAccount` may be a ServiceAccount resource (it becomes
+   * `serviceAccountName`, with the edge); a Job may not set `ttlSecondsAfterFinished`.
+   */
   spec: S;
-  /** Caps the availability level this workload is spread for. */
+  /**
+   * Caps the availability level this workload is spread for: the effective level is the lower of this
+   * and the cluster's (`none < pod < node < zone`). At `none` no spread constraints and no
+   * PodDisruptionBudget are generated.
+   * @default {} (the cluster's level)
+   */
   availability?: { max?: AvailabilityMax };
-  /** Declared traffic beyond what `.out` references imply (networkPolicy.ts). */
+  /**
+   * Traffic the workload needs beyond what its `.out` references imply (the internet, the API server, a
+   * peer it reaches by a literal address), for network-policy synthesis (networkPolicy.ts).
+   * @default {} (only the traffic its references imply)
+   */
   meta?: { network?: { intents?: readonly NetworkIntent[] } };
 }
 export type DaemonSetArgs<S = ValueObject> = Omit<WorkloadArgs<S>, 'availability'>;

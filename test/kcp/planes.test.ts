@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the blueprints quote kgraph ${…} expressions
 /**
- * The seed's worked example on a real kcp v0.30 (issue #19): the HostedDatabase blueprint in the
+ * The seed's worked example on a real kcp v0.30: the HostedDatabase blueprint in the
  * provider workspace `root:provider`, published as an APIResourceSchema and the APIExport
  * `hosteddatabases.krop.opendefense.cloud` with claims derived from its consumer-target nodes (the VPC
  * claim carrying the identity hash of `root:network`'s VPC export, bound in the provider workspace).

@@ -1,5 +1,5 @@
 /**
- * Hostile CEL expressions (issue #10): each must end quickly with a value or a located limit error.
+ * Hostile CEL expressions: each must end quickly with a value or a located limit error.
  * Shared by test/unit/cel/hostile.test.ts and bench/hostile-cel.bench.ts.
  */
 import { mulberry32 } from './prng.ts';

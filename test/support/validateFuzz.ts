@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the corpus quotes kgraph ${…} expressions
 /**
- * The fuzzer of `kgraph validate` and `kgraph cel` (issue #10 item 4), shared by the seeded unit test
+ * The fuzzer of `kgraph validate` and `kgraph cel`, shared by the seeded unit test
  * (test/unit/graph/fuzz.test.ts, small and fast) and the long run (scripts/fuzz-validate.ts): mutations
  * of the example Graphs (deletions, duplications, type swaps, deep nesting, hostile expressions) and
  * the check that a run is no crash: exit 0 or 1, JSON on stdout, a code and a location on every error.
@@ -87,10 +87,9 @@ export async function validateProblems(file: string, text: string): Promise<stri
   try {
     const out = await runValidate([file], { crd: [], output: 'json' });
     if (out.exitCode !== 0 && out.exitCode !== 1) problems.push(`exit ${out.exitCode}`);
-    const report = JSON.parse(out.stdout) as {
-      objects: { diagnostics: { severity: string; code?: string; line?: number | null }[] }[];
-    };
-    for (const o of report.objects)
+    type Entry = { diagnostics: { severity: string; code?: string; line?: number | null }[] };
+    const report = JSON.parse(out.stdout) as { files: Entry[]; objects: Entry[] };
+    for (const o of [...report.files, ...report.objects])
       for (const d of o.diagnostics)
         if (d.severity === 'error' && (!d.code || d.line === undefined || d.line === null))
           problems.push(`error without code/location: ${JSON.stringify(d).slice(0, 300)}`);

@@ -1,3 +1,8 @@
+/**
+ * The function libraries of kgraph's CEL environment (design/graph.md §16): the cel-go extensions kro
+ * enables, the Kubernetes libraries and kro's own, each a `CelLibrary` that declares its functions' types
+ * (for the checker) and implementations. `allLibraries` is what `baseEnvironment()` installs.
+ */
 import { encodersLibrary } from './encoders.ts';
 import { formatLibrary } from './format.ts';
 import { ipLibrary } from './ip.ts';
@@ -21,7 +26,7 @@ export { CONDITION_TYPE, RuntimeCondition } from './kro-runtime.ts';
 export type { CelLibrary } from './library.ts';
 export { isOmit, OMIT, OmitSentinel } from './omit.ts';
 
-/** Every function library of kgraph's CEL environment (graph-semantics.md §16), in install order. */
+/** Every function library of kgraph's CEL environment (design/graph.md §16), in install order. */
 export const allLibraries: CelLibrary[] = [
   stringsLibrary,
   formatLibrary,

@@ -6,8 +6,8 @@ import { type CelMap, isCelMap, mapEntries } from './values.ts';
 /**
  * kro's maps library. `merge` follows kro pkg/cel/library/maps.go (current version): a new map
  * with every entry of both maps, the argument's value winning on a shared key (the older kro
- * version where the receiver won is superseded). `deepMerge` is specified by graph-semantics.md
- * §16.4 (no kro source was available to compare): maps merge recursively, lists and scalars from
+ * version where the receiver won is superseded). `deepMerge` is specified by
+ * design/graph.md §16.4 (no kro source was available to compare): maps merge recursively, lists and scalars from
  * the argument replace the receiver's.
  */
 

@@ -13,7 +13,7 @@ import type { CelLibrary } from './library.ts';
 import { ensureNamespace } from './namespaces.ts';
 
 /**
- * kro's `runtime` library for custom instance conditions (graph-semantics.md §16.4, §20.3), with kro's
+ * kro's `runtime` library for custom instance conditions (design/graph.md §16.4, design/rgd.md §20.3), with kro's
  * behaviour (kubernetes-sigs/kro pkg/cel/library/runtime.go):
  *
  *   runtime.newCondition({type: 'DbReady', status: 'True', reason: 'Up', message: '…'}) → kro.run.Condition

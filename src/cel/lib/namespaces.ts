@@ -2,7 +2,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 
 /**
  * Namespaced global functions (`lists.range`, `base64.encode`, …) cannot be declared directly in the
- * engine (platform.md §3.4): we register a namespace type, a constant of that type under the
+ * engine (design/platform.md §3.4): we register a namespace type, a constant of that type under the
  * namespace name, and the functions as receiver methods of the type. Several libraries share a
  * namespace (`lists` holds cel-go's `range` and kro's index mutations), so registration is idempotent.
  */

@@ -5,7 +5,7 @@ import type { CelLibrary } from './library.ts';
 /**
  * kro's `omit()` (kro pkg/cel/library/omit.go): a zero-argument function returning a sentinel. The
  * engine that renders templates removes the map key or list element whose value is the sentinel
- * (graph-semantics.md §16.5). The sentinel is a frozen singleton of a registered type `kro.omit`,
+ * (design/graph.md §16.5). The sentinel is a frozen singleton of a registered type `kro.omit`,
  * recognised with `isOmit`. Restricting where omit() may appear is the compiler's job.
  */
 

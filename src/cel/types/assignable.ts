@@ -1,6 +1,6 @@
 /**
  * Structural compatibility of an expression's result type with the schema of the field it lands
- * in (graph-semantics §17.2). CEL assignability first (same type, or dyn involved); otherwise a
+ * in (design/graph.md §17.2). CEL assignability first (same type, or dyn involved); otherwise a
  * deep structural comparison:
  *   - primitives: the kinds must match ("kind mismatch");
  *   - lists element-wise; maps key and value;
@@ -36,7 +36,7 @@ export type Assignability =
     };
 
 export interface AssignableOptions {
-  /** Treat `optional<T>` as `T` (default true; §17.2 rule 6 and §16.5). */
+  /** Treat `optional<T>` as `T` (default true; design/graph.md §17.2 rule 6 and design/graph.md §16.5). */
   readonly allowOptional?: boolean;
   /** Prefixed to `fieldPath` in mismatches (e.g. the target field's path). */
   readonly basePath?: string;
@@ -86,7 +86,7 @@ function fail(got: TypeExpr, expected: TypeExpr, message: string, fieldPath = ''
 function kindMismatch(got: TypeExpr, expected: TypeExpr): Failure {
   const g = formatTypeString(got);
   const e = formatTypeString(expected);
-  // Both spec phrasings: "kind mismatch" (§17.2 rule 2) and "type mismatch" (ConfigMap data, §17.2).
+  // Both spec phrasings: "kind mismatch" (design/graph.md §17.2 rule 2) and "type mismatch" (ConfigMap data, design/graph.md §17.2).
   return fail(got, expected, `type mismatch: kind mismatch, got "${g}", expected "${e}"`);
 }
 

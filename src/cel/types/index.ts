@@ -1,6 +1,6 @@
 /**
  * OpenAPI → CEL types, for type-checking expressions against resource schemas
- * (graph-semantics §17, platform §3.3: check typed, evaluate dyn).
+ * (design/graph.md §17, design/platform.md §3.3: check typed, evaluate dyn).
  *
  * Interface (works with a raw @marcbachmann/cel-js `Environment` or the facade's `setup` hook):
  *

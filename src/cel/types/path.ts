@@ -1,7 +1,7 @@
 /**
- * Finds the schema of the field an expression lands in (graph-semantics §17.2: walk `properties`,
- * `additionalProperties` and array `items`), and tells schemaless regions (§6.4) apart from
- * fields the schema does not know (§17.3).
+ * Finds the schema of the field an expression lands in (design/graph.md §17.2: walk `properties`,
+ * `additionalProperties` and array `items`), and tells schemaless regions (design/graph.md §6.4) apart from
+ * fields the schema does not know (design/graph.md §17.3).
  */
 import { flatten, withTypeAndObjectMeta } from './flatten.ts';
 import type { OpenApiSchema, SchemaResolver } from './openapi.ts';

@@ -1,5 +1,5 @@
 /**
- * Derives CEL types from OpenAPI schemas (graph-semantics §17.1, platform §3.3) and collects the
+ * Derives CEL types from OpenAPI schemas (design/graph.md §17.1, design/platform.md §3.3) and collects the
  * object types it creates, in dependency order, so they can be registered in an engine
  * environment used for type checking. Evaluation happens in a `dyn` environment over plain JSON;
  * these types are for checking only.
@@ -248,7 +248,7 @@ export function schemaKind(s: OpenApiSchema): string | undefined {
 }
 
 /**
- * Schemaless (§6.4, §17.1): preserve-unknown-fields, int-or-string, anyOf/oneOf, or no type at all.
+ * Schemaless (design/graph.md §6.4, §17.1): preserve-unknown-fields, int-or-string, anyOf/oneOf, or no type at all.
  * The expected type there is dyn and values keep their JSON shape.
  */
 export function isSchemaless(s: OpenApiSchema): boolean {

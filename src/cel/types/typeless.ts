@@ -1,6 +1,5 @@
 /**
- * A CRD field declared with only `x-kubernetes-preserve-unknown-fields` and no `type` (issue #13 item
- * 10). kro derives CEL types as the Kubernetes API server does (`SchemaDeclType`): a schema without a
+ * A CRD field declared with only `x-kubernetes-preserve-unknown-fields` and no `type`. kro derives CEL types as the Kubernetes API server does (`SchemaDeclType`): a schema without a
  * type is not exposed, so reading such a field is "undefined field". kgraph does the same by default;
  * the permissive reading (the field is `dyn`) is the `--no-kro-compat` opt-in.
  *

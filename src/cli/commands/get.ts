@@ -11,6 +11,24 @@ import { kubectlNameIn } from '../../diag/objectName.ts';
 import { connect } from '../../kube/connect.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 
+/** One instance of `kgraph get -o json` (schema: docs/cli/get.md). */
+export function toJsonView(v: InstanceView): unknown {
+  return {
+    instance: {
+      namespace: v.instance.metadata.namespace,
+      name: v.instance.metadata.name,
+      status: v.instance.status,
+    },
+    nodes: v.nodes,
+    orphans: v.orphans.map((c) => ({
+      apiVersion: c.apiVersion,
+      kind: c.kind,
+      namespace: c.namespace,
+      name: c.name,
+    })),
+  };
+}
+
 interface GetOptions {
   kubeconfig?: string;
   context?: string;
@@ -110,26 +128,7 @@ export function registerGetCommand(program: Command): void {
         const views: InstanceView[] = [];
         for (const o of items) views.push(await inspectInstance(client, rgd, o));
         if (opts.output === 'json') {
-          process.stdout.write(
-            `${JSON.stringify(
-              views.map((v) => ({
-                instance: {
-                  namespace: v.instance.metadata.namespace,
-                  name: v.instance.metadata.name,
-                  status: v.instance.status,
-                },
-                nodes: v.nodes,
-                orphans: v.orphans.map((c) => ({
-                  apiVersion: c.apiVersion,
-                  kind: c.kind,
-                  namespace: c.namespace,
-                  name: c.name,
-                })),
-              })),
-              null,
-              2,
-            )}\n`,
-          );
+          process.stdout.write(`${JSON.stringify(views.map(toJsonView), null, 2)}\n`);
         } else {
           process.stdout.write(
             views.length === 0

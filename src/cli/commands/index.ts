@@ -1,3 +1,8 @@
+/**
+ * The `kgraph` commands: one module per command (or family, `up`/`down`), each exporting a
+ * `register…(program)` that defines its options and action. Modules are imported only when one of their
+ * commands runs, so an offline command never loads the kube client or the controller.
+ */
 import type { Command } from 'commander';
 import { KgraphError } from '../../diag/diagnostic.ts';
 

@@ -1,6 +1,6 @@
 /**
  * `kgraph rbac <blueprint files…> [--crd FILE]… [--subject KIND:NAME | --cluster NAME] [--namespace NS]…`
- * (planes.md §10.2): what a consumer cluster admin applies to let kgraph serve a krop blueprint — the
+ * (design/planes.md §10.2): what a consumer cluster admin applies to let kgraph serve a krop blueprint — the
  * serving and claims ClusterRoles, derived from the compiled blueprint exactly as the registrar derives
  * them, and the bindings to kgraph's identity in that cluster (`ConsumerCluster.status.identity`). The
  * blueprint is compiled offline against the CRD files and the built-in schemas; only `--cluster` reads

@@ -1,5 +1,5 @@
 /**
- * `kgraph up --planes` (issue #14 item 7): three kinds of local control planes — management, host and
+ * `kgraph up --planes`: three kinds of local control planes — management, host and
  * `--consumers N` consumer clusters (default 2) — the planes controller in the background, the seed's
  * HostedDatabase blueprint with a VPC in every consumer, each consumer registered with a ServiceAccount
  * token and granting the generated roles, one instance `db` per consumer; returns once they converge and

@@ -1,5 +1,5 @@
 /**
- * The `kgraph ui` page of `kgraph up` when `up` returns (issue #16): a detached `kgraph ui` process
+ * The `kgraph ui` page of `kgraph up` when `up` returns: a detached `kgraph ui` process
  * beside the background controller, with the user's (the data dir's admin) kubeconfig. It records
  * its pid and the address it actually serves on in `<data-dir>/ui.json` once it listens, so `up`
  * prints that address, a later `up` reuses the running page, and `down` stops it.

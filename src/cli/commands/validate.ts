@@ -4,8 +4,7 @@
  * Exit code 0 when every object is accepted (and no file failed to parse), 1 otherwise.
  */
 import type { Command } from 'commander';
-import type { Diagnostic } from '../../diag/diagnostic.ts';
-import { formatTextReport, type ObjectReport, toJsonReport } from '../../graph/format.ts';
+import { formatTextReport, toJsonReport } from '../../graph/format.ts';
 import { type ValidateResult, validatePaths, validatePathsLive } from '../../graph/validate.ts';
 import type { KubeLive } from '../../kube/liveSchema.ts';
 import { inputFiles, withStdin } from '../inputs.ts';
@@ -77,7 +76,7 @@ export async function runValidate(args: string[], opts: ValidateCliOptions): Pro
   let stdout: string;
   let stderr = '';
   if (opts.output === 'json') {
-    const report = toJsonReport([...fileEntries(result.fileDiagnostics), ...result.objects]);
+    const report = toJsonReport(result.objects, result.fileDiagnostics);
     stdout = `${JSON.stringify(report, null, 2)}\n`;
   } else {
     const color = opts.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
@@ -92,7 +91,7 @@ export async function runValidate(args: string[], opts: ValidateCliOptions): Pro
 
 /**
  * Schemas from a live cluster; `path` absent = the default kubeconfig ($KUBECONFIG or ~/.kube/config).
- * The kube client is imported only here: an offline validate never loads it (start-up time, #15).
+ * The kube client is imported only here: an offline validate never loads it (start-up time).
  */
 async function liveSource(path: string | undefined): Promise<KubeLive> {
   const [{ loadKubeConfig }, { RestClient }, { kubeLiveFetcher }] = await Promise.all([
@@ -102,26 +101,6 @@ async function liveSource(path: string | undefined): Promise<KubeLive> {
   ]);
   const client = new RestClient(loadKubeConfig(path));
   return kubeLiveFetcher(client, client.server);
-}
-
-/**
- * File-level diagnostics (unreadable files, YAML syntax, the flow-expression leniency) as one entry
- * per file with empty apiVersion/kind/name, so JSON consumers see every problem in `objects`.
- */
-function fileEntries(diagnostics: readonly Diagnostic[]): ObjectReport[] {
-  const byFile = new Map<string, Diagnostic[]>();
-  for (const d of diagnostics) {
-    const file = d.location?.file ?? '';
-    byFile.set(file, [...(byFile.get(file) ?? []), d]);
-  }
-  return [...byFile].map(([file, ds]) => ({
-    file,
-    apiVersion: '',
-    kind: '',
-    name: '',
-    accepted: ds.every((d) => d.severity !== 'error'),
-    diagnostics: ds,
-  }));
 }
 
 function collect(value: string, previous: string[]): string[] {

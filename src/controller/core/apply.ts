@@ -35,11 +35,11 @@ export function newApplyState(): ApplyState {
 
 export interface TemplatePolicy {
   manager: string;
-  /** Force every apply (RGD children, §1). */
+  /** Force every apply (RGD children, design/graph.md §1). */
   force: boolean;
   /**
    * Without `force`: a conflict with one of these managers is reported (FieldManagerConflict); a
-   * conflict with any other manager is reclaimed with a forced apply (§13.2).
+   * conflict with any other manager is reclaimed with a forced apply (design/graph.md §13.2).
    */
   protectedManager?: (manager: string) => boolean;
   /** A reason not to touch an observed object at all (e.g. it belongs to another ApplySet): a hard error. */
@@ -51,7 +51,7 @@ export type CacheView = { get(id: ObjectIdentity): Record<string, unknown> | und
 export interface Applier {
   writer: RestClient;
   watches: WatchSet;
-  /** Parallel applies within one collection (§25, default 20). */
+  /** Parallel applies within one collection (design/graph.md §25, default 20). */
   concurrency: number;
   /** Remembered apply results and dry runs (undefined: decide from the cache alone). */
   memory?: ApplyMemory;
@@ -126,7 +126,7 @@ export async function applyTemplates(
             state.conflicts.push(conflictMessage(d.id, e));
             return;
           }
-          // A human or another controller changed a field we manage: reclaim it (§13.2).
+          // A human or another controller changed a field we manage: reclaim it (design/graph.md §13.2).
           try {
             const res = await applyOne(a, d.obj, policy.manager, true, '');
             state.uids.set(d.key, res.metadata.uid ?? '');
@@ -144,7 +144,7 @@ export async function applyTemplates(
 }
 
 /**
- * The desired objects cut into batches of consecutive nodes of one apply layer in one frame (§7.3: a
+ * The desired objects cut into batches of consecutive nodes of one apply layer in one frame (design/graph.md §7.3: a
  * node's layer is above every dependency's, so nodes of one layer never read each other), in order.
  */
 export function layerBatches(desired: readonly DesiredObject[]): DesiredObject[][] {
@@ -169,7 +169,7 @@ function frameOf(node: NodeResult): string {
   return dot < 0 ? '' : node.path.slice(0, dot);
 }
 
-/** Patches: never create their target, never force the main endpoint (status is forced, §13.2). */
+/** Patches: never create their target, never force the main endpoint (status is forced, design/graph.md §13.2). */
 export async function applyPatches(
   a: Applier,
   patches: DesiredPatch[],

@@ -1,5 +1,5 @@
 /**
- * Zero writes in steady state, also after a restart (issue 10 item 3): decides whether an apply would
+ * Zero writes in steady state, also after a restart: decides whether an apply would
  * change anything, without writing.
  *
  * 1. Locally (ownership.ts over serverValues.ts): our manager owns exactly the desired fields and the

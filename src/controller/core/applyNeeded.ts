@@ -1,5 +1,5 @@
 /**
- * "No write when nothing changed" (issue 6 item 4): decides, without a request, whether applying
+ * "No write when nothing changed": decides, without a request, whether applying
  * `desired` with field manager `manager` would change anything. It compares the desired object with
  * what that manager owns on the observed object — the manager's `fieldsV1` set in `managedFields` must
  * be exactly the desired object's field set, and every desired value must be what the server holds.

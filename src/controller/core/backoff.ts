@@ -1,6 +1,6 @@
 /**
- * The waiting-state backoff of the reconcilers (graph-semantics.md §21.1): 1 s doubling to 5 min per
- * object, reset by any non-waiting outcome. A fixed interval (RGD instances waiting for data, §25:
+ * The waiting-state backoff of the reconcilers (design/graph.md §21.1): 1 s doubling to 5 min per
+ * object, reset by any non-waiting outcome. A fixed interval (RGD instances waiting for data, design/graph.md §25:
  * 3 s) is the same class with base = max.
  */
 export class WaitBackoff {

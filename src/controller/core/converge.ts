@@ -1,6 +1,6 @@
 /**
  * The reconcile core shared by the Graph and RGD-instance reconcilers: evaluate against the informer
- * caches, start the watches the pass found missing (§3.2: watch before read), record what is about to
+ * caches, start the watches the pass found missing (design/graph.md §3.2: watch before read), record what is about to
  * be written (the caller's hook: Graph write-ahead inventory, RGD ApplySet parent annotations), apply
  * templates and patches, and evaluate again while the writes unlock dependents (up to 12 passes), so a
  * chain converges in one reconcile. What to do with the outcome (inventory, prune, conditions, status)
@@ -36,7 +36,7 @@ export type BeforeApply =
 export interface ConvergeInput {
   watches: WatchSet;
   /**
-   * Whose reads these are (§24): every cached object and list is handed to the evaluation only if this
+   * Whose reads these are (design/graph.md §24): every cached object and list is handed to the evaluation only if this
    * subject may read it; a refused read ends the passes before anything is written
    * (`state.forbidden`). Absent: the controller's own reads (RGD instances whose RGD maps no
    * ServiceAccount, docs/rgd.md "Trust model").
@@ -47,7 +47,7 @@ export interface ConvergeInput {
   namespace: string;
   /** Accumulates what every pass read (event routing). */
   interest: Interest;
-  /** One engine pass; the Graph controller's is asynchronous (it yields to the event loop, issue #10). */
+  /** One engine pass; the Graph controller's is asynchronous (it yields to the event loop). */
   evaluate: (observed: ObservedState) => EvaluationResult | Promise<EvaluationResult>;
   stamp: Stamp;
   /** UID naming the per-patch-node managers. */

@@ -1,6 +1,6 @@
 /**
  * What one evaluation asks the reconciler to write: the template objects (stamped by the caller's
- * labelling rule — §23.1 for Graphs, §23.2 for RGD instances) and the patch payloads with the
+ * labelling rule — design/graph.md §23.1 for Graphs, design/graph.md §23.2 for RGD instances) and the patch payloads with the
  * contribution each one makes. Pure.
  */
 import { identityOf, type ObjectIdentity } from '../../runtime/observed.ts';
@@ -58,7 +58,7 @@ export function desiredTemplates(result: EvaluationResult, stamp: Stamp): Desire
   return out;
 }
 
-/** Patch payloads; `ownerUid` names the per-node field managers (§13.2). */
+/** Patch payloads; `ownerUid` names the per-node field managers (design/graph.md §13.2). */
 export function desiredPatches(result: EvaluationResult, ownerUid: string): DesiredPatch[] {
   const out: DesiredPatch[] = [];
   for (const n of result.nodes) {

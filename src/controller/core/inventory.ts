@@ -1,7 +1,7 @@
 /**
  * The inventory every controller keeps of what it wrote: managed resources (objects a template node
  * created) and contributions (fields a patch node applied to an object it does not own), with the keys
- * that identify them across passes (graph-semantics.md §21.1, §22.1). Pure.
+ * that identify them across passes (design/graph.md §21.1, §22.1). Pure.
  */
 
 export interface ManagedResource {

@@ -2,7 +2,7 @@
  * Identities of template objects known before their node can be rendered: a root-frame template node
  * whose apiVersion, kind, `metadata.name` and `metadata.namespace` are literal (no `${…}`), with no
  * forEach and no includeWhen, creates exactly that object once its data resolves. The Graph's
- * write-ahead inventory (graph-semantics.md §22.1) records them with the first pass's intents, so a
+ * write-ahead inventory (design/graph.md §22.1) records them with the first pass's intents, so a
  * dependent unlocked later in the same reconcile needs no second write-ahead status write. Pure.
  */
 import type { CompiledGraph, JsonValue, ValueNode } from '../../graph/model.ts';

@@ -1,5 +1,5 @@
 /**
- * The controller's Prometheus metrics, through prom-client (issue #17 item 14): reconciles by result,
+ * The controller's Prometheus metrics, through prom-client: reconciles by result,
  * their durations (a histogram), API requests by verb (the RestClient counters, read at scrape
  * time), the work-queue depth, and gauges of Graphs and informers. Each controller has its own
  * registry; the process host adds the process and Node.js runtime metrics (host/metricsEndpoint.ts)

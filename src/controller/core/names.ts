@@ -1,6 +1,6 @@
 /**
- * Names every controller writes: field managers (graph-semantics.md §13.2), labels and annotations
- * (§23.1), the label hashing rule (§23.4) and the identities writes impersonate (§24). Pure.
+ * Names every controller writes: field managers (design/graph.md §13.2), labels and annotations
+ * (design/graph.md §23.1), the label hashing rule (design/graph.md §23.4) and the identities writes impersonate (design/graph.md §24). Pure.
  */
 import { createHash } from 'node:crypto';
 
@@ -18,7 +18,7 @@ export const ANNOTATION_APPLY_ORDER = 'internal.kro.run/apply-order';
 /** Where the full node id goes when the label had to be hashed. */
 export const ANNOTATION_NODE_ID = 'internal.kro.run/node-id';
 
-/** First 12 hex characters of SHA-256 (§13.2). */
+/** First 12 hex characters of SHA-256 (design/graph.md §13.2). */
 export function digest12(input: string): string {
   return createHash('sha256').update(input).digest('hex').slice(0, 12);
 }
@@ -37,13 +37,13 @@ export function isGraphManager(manager: string): boolean {
   return manager.startsWith(GRAPH_MANAGER_PREFIX);
 }
 
-/** A label value, hashed to `h-<40 hex>` when longer than 63 characters (§23.4). */
+/** A label value, hashed to `h-<40 hex>` when longer than 63 characters (design/graph.md §23.4). */
 export function labelValue(value: string): { value: string; hashed: boolean } {
   if (value.length <= 63) return { value, hashed: false };
   return { value: `h-${createHash('sha256').update(value).digest('hex').slice(0, 40)}`, hashed: true };
 }
 
-/** `system:serviceaccount:<ns>:<name>` (§24). */
+/** `system:serviceaccount:<ns>:<name>` (design/graph.md §24). */
 export function serviceAccountUser(namespace: string, name: string): string {
   return `system:serviceaccount:${namespace}:${name}`;
 }

@@ -1,7 +1,7 @@
 /**
  * Removing what a reconcile no longer wants: retired objects deleted in reverse apply order, each
  * preconditioned on its UID (never by name alone), and retired patch contributions released by an
- * identity-only apply under their manager (§13.3). Shared by Graphs and RGD instances.
+ * identity-only apply under their manager (design/graph.md §13.3). Shared by Graphs and RGD instances.
  */
 import type { Logger } from 'pino';
 import type { KubeObject, RestClient } from '../../kube/index.ts';

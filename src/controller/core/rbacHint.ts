@@ -2,7 +2,7 @@
  * What to grant when a Graph's ServiceAccount is refused (a 403 on a write, a refused read check):
  * the Role and RoleBinding — ClusterRole and ClusterRoleBinding at the cluster scope — as kubectl
  * commands that run as printed. A Graph without `spec.serviceAccountName` acts as its namespace's
- * `default` ServiceAccount, which a new user rarely knows (issue #17 item 10), so the hint says so.
+ * `default` ServiceAccount, which a new user rarely knows, so the hint says so.
  */
 
 /** A ServiceAccount refused access to `resources` (plural, `.group` for a non-core group). */

@@ -1,5 +1,5 @@
 /**
- * Reads on behalf of a Graph's ServiceAccount (graph-semantics.md §24, a kgraph deviation from kro).
+ * Reads on behalf of a Graph's ServiceAccount (design/graph.md §24, a kgraph deviation from kro).
  *
  * The controller reads from informer caches filled with its own, broad identity. Handing those
  * objects to any Graph would make the controller a confused deputy: a Graph author could read every

@@ -1,5 +1,5 @@
 /**
- * What the API server stores for what we apply (issue 10 item 3): the "nothing changed" check
+ * What the API server stores for what we apply: the "nothing changed" check
  * compares a desired object with an observed one, and the server rewrites some values on the way in.
  * Known rewrites, undone here so that an unchanged desired object compares equal:
  *

@@ -1,9 +1,9 @@
 /**
- * The controller's informers on every kind a Graph reads or writes, started on demand (§3.2: the watch
+ * The controller's informers on every kind a Graph reads or writes, started on demand (design/graph.md §3.2: the watch
  * is registered before the first read), and an `ObservedState` over them for the engine.
  *
  * Scope: a controller restricted to one namespace watches namespaced kinds per namespace; otherwise one
- * cluster-wide informer per kind. Watches use the controller's own identity (§24).
+ * cluster-wide informer per kind. Watches use the controller's own identity (design/graph.md §24).
  *
  * The view records what the engine asked for (identities and selector lists) so the controller knows
  * which Graphs an event concerns, and notes kinds it has no synced informer for yet, so the reconciler

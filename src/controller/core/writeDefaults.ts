@@ -1,5 +1,5 @@
 /**
- * What the controllers' own writes carry (issue #15): `fieldValidation=Ignore`. The controllers write
+ * What the controllers' own writes carry: `fieldValidation=Ignore`. The controllers write
  * objects they rendered from templates the compiler already checked against the kinds' schemas, and
  * server-side apply refuses fields a schema lacks whatever the directive says; the server's default
  * (`Warn`) makes it decode every apply patch a second time, strictly, to look for duplicate fields, which

@@ -30,25 +30,51 @@ import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
 import { GraphReconciler } from './reconciler.ts';
 import { serviceAccountNameOf } from './serviceAccount.ts';
 
+/** How a Graph controller runs (`kgraph controller` sets these from its flags). */
 export interface ControllerOptions {
+  /** The controller's own identity: watches, status writes; Graph writes impersonate (design/graph.md §24). */
   client: RestClient;
-  /** Reconcile only Graphs of these namespaces (and watch namespaced kinds only there). */
+  /**
+   * Reconcile only Graphs of these namespaces (and watch namespaced kinds only there).
+   * @default all namespaces
+   */
   namespaces?: readonly string[];
-  /** Graphs reconciled in parallel (default 1, §25). */
+  /**
+   * Graphs reconciled in parallel (design/graph.md §25).
+   * @default 1
+   */
   concurrency?: number;
-  /** Install (apply) the Graph CRD on start (default true). */
+  /**
+   * Install (apply) the Graph CRD on start.
+   * @default true
+   */
   installCrd?: boolean;
+  /** @default a pino logger named `kgraph-controller` at `KGRAPH_LOG_LEVEL` (else info) */
   log?: Logger;
-  /** Informer resync (default 10 h). */
+  /**
+   * Informer resync.
+   * @default 36_000_000 (10 h)
+   */
   resyncMs?: number;
+  /**
+   * Items per forEach collection before the node fails (design/graph.md §25, `--rgd-max-collection-size`).
+   * @default 1000
+   */
   maxCollectionSize?: number;
-  /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
+  /**
+   * How long a cached access answer is trusted without an RBAC event.
+   * @default 60_000 (60 s)
+   */
   readAccessTtlMs?: number;
-  /** Told when a Graph is queued and when its reconciles start and end (bench/ timelines). */
+  /**
+   * Told when a Graph is queued and when its reconciles start and end (bench/ timelines).
+   * @default none
+   */
   trace?: (e: ReconcileTrace) => void;
   /**
    * The process's access cache and RBAC watch, shared with the RGD controller (`kgraph controller`);
-   * its owner stops the watch. Absent: the controller builds its own (readAccessTtlMs applies).
+   * its owner stops the watch.
+   * @default the controller builds its own (readAccessTtlMs applies)
    */
   sharedReads?: SharedReadAccess;
 }
@@ -68,7 +94,7 @@ export class GraphController {
   private readonly opts: ControllerOptions;
   private readonly graphInformers: Informer[] = [];
   private readonly watches: WatchSet;
-  /** What Graphs' ServiceAccounts may read (§24), re-checked on RBAC changes. */
+  /** What Graphs' ServiceAccounts may read (design/graph.md §24), re-checked on RBAC changes. */
   readonly reads: ReadAccess;
   private readonly rbacWatch: RbacWatch;
   /** False when the watch is shared (`sharedReads`): its owner stops it. */

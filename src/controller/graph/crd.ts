@@ -1,6 +1,6 @@
 /**
  * The Graph CustomResourceDefinition (kro.run/v1alpha1, kind Graph, namespaced) with the validation
- * graph-semantics.md §2 requires of it, and its installation (server-side apply, then wait until it is
+ * design/graph.md §2 requires of it, and its installation (server-side apply, then wait until it is
  * Established and served). `deploy/crds/graphs.kro.run.yaml` is generated from `graphCrd()`.
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';

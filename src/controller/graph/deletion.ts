@@ -1,5 +1,5 @@
 /**
- * Graph deletion through the finalizer (graph-semantics.md §22.1), from status alone — the spec is not
+ * Graph deletion through the finalizer (design/graph.md §22.1), from status alone — the spec is not
  * compiled, so an invalid Graph still cleans up:
  *   1. delete the tracked resources in reverse `managedResources` order, each preconditioned on its
  *      UID; an object that lingers (its own finalizers) is waited for before the next one is deleted;

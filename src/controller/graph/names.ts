@@ -1,4 +1,4 @@
-/** The Graph API: its group/version, kind, CRD and finalizer (graph-semantics.md §2, §23.5). Pure. */
+/** The Graph API: its group/version, kind, CRD and finalizer (design/graph.md §2, §23.5). Pure. */
 
 export const GRAPH_API_VERSION = 'kro.run/v1alpha1';
 export const GRAPH_KIND = 'Graph';

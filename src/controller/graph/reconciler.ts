@@ -1,5 +1,5 @@
 /**
- * The Graph reconciler (graph-semantics.md §2, §13, §21–§24): one Graph, one pass.
+ * The Graph reconciler (design/graph.md §2, §13, §21–§24): one Graph, one pass.
  *
  *   deletion? → finalize from status alone (deletion.ts)
  *   finalizer → compile (Accepted / InvalidGraph) → evaluate → write-ahead inventory → apply templates
@@ -61,13 +61,13 @@ export interface ReconcilerDeps {
   /** The controller's own identity: Graph status, finalizer, watches. */
   client: RestClient;
   watches: WatchSet;
-  /** Decides which cached reads a Graph's ServiceAccount may see (§24). */
+  /** Decides which cached reads a Graph's ServiceAccount may see (design/graph.md §24). */
   reads: ReadAccess;
   compiler: GraphCompiler;
   graphs: GraphLister;
   log: Logger;
   maxCollectionSize?: number;
-  /** Parallel applies within one collection (§25, default 20). */
+  /** Parallel applies within one collection (design/graph.md §25, default 20). */
   applyConcurrency?: number;
   now?: () => string;
 }
@@ -177,7 +177,7 @@ export class GraphReconciler {
     }
 
     // The finalizer goes out now and is waited for only before the first child write (beside the
-    // write-ahead status, §22.1): compiling and evaluating overlap its round trip.
+    // write-ahead status, design/graph.md §22.1): compiling and evaluating overlap its round trip.
     let finalizer: Finalizing | undefined;
     if (!(graph.metadata.finalizers ?? []).includes(GRAPH_FINALIZER)) {
       const written = addFinalizer(this.deps.client, graph).then((updated) => {
@@ -328,7 +328,7 @@ export class GraphReconciler {
   }
 
   /**
-   * Before a pass writes (§22.1): record what is about to be created, UID-less, and the new patch
+   * Before a pass writes (design/graph.md §22.1): record what is about to be created, UID-less, and the new patch
    * contributions, in the status — beside the finalizer, both before any child exists.
    */
   private async writeAhead(
@@ -339,7 +339,7 @@ export class GraphReconciler {
     patches: DesiredPatch[],
   ): Promise<BeforeApply> {
     if (desired.length > MAX_MANAGED_RESOURCES) {
-      // The inventory could not record them all, and nothing is applied without a record (§22.1).
+      // The inventory could not record them all, and nothing is applied without a record (design/graph.md §22.1).
       return {
         proceed: false,
         error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
@@ -556,7 +556,7 @@ export class GraphReconciler {
 
   /**
    * Writes the status unless unchanged. Returns false, writing nothing, when the status was computed for
-   * an older generation than the cache holds (§21.1): the newer generation will be reconciled.
+   * an older generation than the cache holds (design/graph.md §21.1): the newer generation will be reconciled.
    */
   private async writeStatus(graph: KubeObject, prev: GraphStatus, next: GraphStatus): Promise<boolean> {
     if (statusEqual(prev, next)) return true;

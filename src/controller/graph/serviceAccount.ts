@@ -1,4 +1,4 @@
-/** The ServiceAccount a Graph runs as (graph-semantics.md §24): `spec.serviceAccountName`, else `default`. */
+/** The ServiceAccount a Graph runs as (design/graph.md §24): `spec.serviceAccountName`, else `default`. */
 import type { KubeObject } from '../../kube/index.ts';
 
 export function serviceAccountNameOf(graph: KubeObject): string {

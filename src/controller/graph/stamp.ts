@@ -1,6 +1,6 @@
 /**
  * Labels and annotations stamped on every resource a Graph's template nodes create
- * (graph-semantics.md §23.1). Pure: returns a new object.
+ * (design/graph.md §23.1). Pure: returns a new object.
  */
 import {
   ANNOTATION_APPLY_ORDER,

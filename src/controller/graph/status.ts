@@ -1,5 +1,5 @@
 /**
- * The Graph status (graph-semantics.md §2, §21.1, §22.1): the inventory of managed resources, the
+ * The Graph status (design/graph.md §2, §21.1, §22.1): the inventory of managed resources, the
  * patch contributions, the identity used, and the conditions. Parsing is lenient (status is written
  * by us, but a human may have edited it); building is deterministic so unchanged status compares equal.
  */
@@ -95,7 +95,7 @@ export function statusEqual(a: GraphStatus, b: GraphStatus): boolean {
   return jsonEqual(statusJson(a), statusJson(b));
 }
 
-/** Ready = Accepted ∧ ResourcesConverged; otherwise a copy of the least healthy of the two (§21.1). */
+/** Ready = Accepted ∧ ResourcesConverged; otherwise a copy of the least healthy of the two (design/graph.md §21.1). */
 export function readyCondition(
   previous: readonly Condition[],
   accepted: Condition,

@@ -20,23 +20,49 @@ import {
   sleep,
 } from '../../kube/index.ts';
 
+/** One candidate of a Lease-based leader election. */
 export interface LeaderElectionOptions {
+  /** Namespace of the Lease. */
   namespace: string;
+  /** Name of the Lease. */
   name: string;
   /** This candidate's identity (e.g. pod name + random suffix). */
   identity: string;
+  /**
+   * How long a Lease seen unchanged counts as held; after that another candidate may take it.
+   * @default 15_000 (15 s)
+   */
   leaseDurationMs?: number;
+  /**
+   * A leader that has not renewed for this long steps down.
+   * @default 10_000 (10 s)
+   */
   renewDeadlineMs?: number;
+  /**
+   * How often to try to acquire or renew.
+   * @default 2_000 (2 s)
+   */
   retryPeriodMs?: number;
   /** Called when this candidate becomes leader; the signal aborts when it stops leading. */
   onStartedLeading: (signal: AbortSignal) => void;
+  /** @default none */
   onStoppedLeading?: () => void;
-  /** Called when the observed leader changes (including to ourselves). */
+  /**
+   * Called when the observed leader changes (including to ourselves).
+   * @default none
+   */
   onNewLeader?: (identity: string) => void;
-  /** Release the Lease on stop (default true). */
+  /**
+   * Release the Lease on stop, so a successor need not wait for it to expire.
+   * @default true
+   */
   releaseOnStop?: boolean;
-  /** Counters for Lease requests; default a private set. */
+  /**
+   * Counters for Lease requests, kept apart from the reconcilers' counts.
+   * @default a private set
+   */
   counters?: RequestCounters;
+  /** @default none (the election keeps retrying) */
   onError?: (e: unknown) => void;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Claim acceptance on the consumer plane (planes.md §10.3): a claim is accepted for (cluster, GR,
+ * Claim acceptance on the consumer plane (design/planes.md §10.3): a claim is accepted for (cluster, GR,
  * namespace) iff a SelfSubjectAccessReview with kgraph's consumer credentials allows every verb of the
  * claim there. Answers are cached per (cluster, GR, namespace) for at most the TTL; a 403 from the API
  * server drops the entry. Nothing that would be refused is sent.

@@ -1,7 +1,7 @@
 /**
- * The decorating part of the applier chains (planes.md §6.2): Labeling (the three GC labels, §9) on
- * every plane, Qualifying (§7.2) on the provider plane, OwnerRef on the consumer plane where Kubernetes
- * accepts it (§13.2). Every step works on a copy; the rendered object is never mutated. Pure.
+ * The decorating part of the applier chains (design/planes.md §6.2): Labeling (the three GC labels, design/planes.md §9) on
+ * every plane, Qualifying (design/planes.md §7.2) on the provider plane, OwnerRef on the consumer plane where Kubernetes
+ * accepts it (design/planes.md §13.2). Every step works on a copy; the rendered object is never mutated. Pure.
  */
 import type { CompiledNode } from '../../graph/model.ts';
 import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './names.ts';
@@ -57,7 +57,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Whether an owner reference from this child to the instance is valid (§13.2). */
+/** Whether an owner reference from this child to the instance is valid (design/planes.md §13.2). */
 export function ownerRefValid(ctx: ChainContext, childNamespace: string | undefined): boolean {
   if (ctx.instance.namespace === '') return true; // cluster-scoped owner: any child
   return childNamespace !== undefined && childNamespace !== '' && childNamespace === ctx.instance.namespace;

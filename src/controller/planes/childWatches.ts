@@ -1,5 +1,5 @@
 /**
- * Child watches (planes.md §11.1): informers per plane and child GVK, so a change of a child (status
+ * Child watches (design/planes.md §11.1): informers per plane and child GVK, so a change of a child (status
  * written by another controller, drift, an out-of-band delete) or of an externalRef an instance read
  * requeues that instance at once instead of at the next heartbeat.
  *

@@ -1,8 +1,8 @@
 /**
- * Children of one instance on one plane, found by their GC labels over a recorded GVK union (planes.md
- * §12): listing, pruning what a complete pass did not apply, and deleting everything (instance deletion,
+ * Children of one instance on one plane, found by their GC labels over a recorded GVK union (
+ * design/planes.md §12): listing, pruning what a complete pass did not apply, and deleting everything (instance deletion,
  * the sweeper, deregistration). Objects without the labels or with another instance's UID are never
- * listed, so never touched (§12.1); `externalRef` targets carry no labels.
+ * listed, so never touched (design/planes.md §12.1); `externalRef` targets carry no labels.
  */
 import { isApiError, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { identityKey } from '../../runtime/observed.ts';

@@ -1,7 +1,7 @@
 /**
- * Permission claims (planes.md §10.1) and the two generated ClusterRoles (§10.2) of a blueprint. A claim
+ * Permission claims (design/planes.md §10.1) and the two generated ClusterRoles (design/planes.md §10.2) of a blueprint. A claim
  * is one GroupResource of the consumer plane with the verbs kgraph needs there; a GR both written and
- * read gets one claim with the union of verbs (§18.5). Pure.
+ * read gets one claim with the union of verbs (design/planes.md §18.5). Pure.
  */
 import type { CompiledGraph } from '../../graph/model.ts';
 import { READ_VERBS, WRITE_VERBS } from './names.ts';
@@ -13,7 +13,7 @@ export interface Claim {
   scope: 'Namespaced' | 'Cluster';
 }
 
-/** A claim with the type it was derived from (for the discovery check in consumer clusters, §10.5). */
+/** A claim with the type it was derived from (for the discovery check in consumer clusters, design/planes.md §10.5). */
 export interface TypedClaim extends Claim {
   apiVersion: string;
   kind: string;
@@ -99,7 +99,7 @@ type ClusterRole = {
   rules: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
 };
 
-/** §10.2: the serving role and the claims role the consumer applies and binds. */
+/** design/planes.md §10.2: the serving role and the claims role the consumer applies and binds. */
 export function generatedRoles(
   exportName: string,
   instance: { group: string; plural: string },
@@ -131,7 +131,7 @@ export function generatedRoles(
           resources: [`${instance.plural}/status`],
           verbs: ['get', 'update', 'patch'],
         },
-        // kgraph: the cluster identity guard reads the kube-system namespace UID (§3.3.2).
+        // kgraph: the cluster identity guard reads the kube-system namespace UID (design/planes.md §3.3.2).
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get'], resourceNames: ['kube-system'] },
       ],
     },

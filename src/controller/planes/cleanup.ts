@@ -1,5 +1,5 @@
 /**
- * Deregistering a consumer cluster (planes.md §13.5) and reclaiming one gone instance (§13.4): delete
+ * Deregistering a consumer cluster (design/planes.md §13.5) and reclaiming one gone instance (design/planes.md §13.4): delete
  * the provider and host children listed in the liveness records, then the records; where the cluster
  * is reachable, release kgraph's finalizer from its instances (consumer children are the consumer's).
  */

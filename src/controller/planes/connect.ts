@@ -1,6 +1,6 @@
 /**
- * Connecting to a registered consumer cluster (planes.md §3.3): the kubeconfig from its Secret in the
- * controller namespace, the kube-system namespace UID (cluster identity, §3.3.2) and the identity the
+ * Connecting to a registered consumer cluster (design/planes.md §3.3): the kubeconfig from its Secret in the
+ * controller namespace, the kube-system namespace UID (cluster identity, design/planes.md §3.3.2) and the identity the
  * credentials have there (SelfSubjectReview). Failures are typed values with the condition reason.
  */
 

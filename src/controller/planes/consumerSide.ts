@@ -1,7 +1,7 @@
 /**
  * What a consumer does on its own cluster to let kgraph in (docs/planes.md steps 3–4), for `kgraph up
  * --planes` and the tests: a ServiceAccount with a token-based kubeconfig, and bindings of the generated
- * roles to it. kgraph itself never creates RBAC in a consumer cluster (planes.md §10.2).
+ * roles to it. kgraph itself never creates RBAC in a consumer cluster (design/planes.md §10.2).
  */
 
 import type { KubeObject, RestClient } from '../../kube/index.ts';

@@ -1,5 +1,5 @@
 /**
- * The planes controller (planes.md §3, §11, §13–§14): blueprints and ConsumerCluster registrations in
+ * The planes controller (design/planes.md §3, §11, §13–§14): blueprints and ConsumerCluster registrations in
  * the management cluster, a serving loop per (blueprint, consumer cluster), one instance queue, the
  * liveness sweeper. Runs beside the Graph and RGD controllers (`kgraph controller --planes`).
  *
@@ -33,15 +33,19 @@ import { type ServeEntryStatus, type ServingLoop, startServing } from './serving
 import type { SweepAuthority } from './sweeper.ts';
 import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from './wiring.ts';
 
+/** How the planes controller runs on plain clusters (`kgraph controller --planes`). */
 export interface PlanesControllerOptions extends PlanesCommonOptions {
   /** The management cluster (provider plane), with the controller's identity. */
   client: RestClient;
-  /** Where ConsumerCluster kubeconfig Secrets and liveness records live (default kgraph-system). */
+  /**
+   * Where ConsumerCluster kubeconfig Secrets and liveness records live.
+   * @default "kgraph-system"
+   */
   namespace?: string;
   /**
-   * Who lets the liveness sweeper run (§13.4, leader only): `{ isLeader }` from the Lease, or
-   * `{ singleReplica: true }` when leader election is off and one replica is declared. Absent: the
-   * sweeper refuses to sweep (and says so in the log).
+   * Who lets the liveness sweeper run (design/planes.md §13.4, leader only): `{ isLeader }` from the Lease, or
+   * `{ singleReplica: true }` when leader election is off and one replica is declared.
+   * @default none: the sweeper refuses to sweep (and says so in the log)
    */
   sweepAuthority?: SweepAuthority;
 }
@@ -53,14 +57,14 @@ interface ClusterState {
   reachable: boolean;
   /**
    * The credentials still authenticate but may no longer read kube-system (the serving role was
-   * revoked): consent is withdrawn, so the sweeper may treat a forbidden instance GET as gone (§13.4).
+   * revoked): consent is withdrawn, so the sweeper may treat a forbidden instance GET as gone (design/planes.md §13.4).
    */
   withdrawn?: boolean;
 }
 
 export class PlanesController extends PlanesParts<ClaimAccess> {
   readonly client: RestClient;
-  /** §11.1: child and externalRef watches on every plane, requeueing instances. */
+  /** design/planes.md §11.1: child and externalRef watches on every plane, requeueing instances. */
   readonly childWatches: ChildWatches;
   /** The planes series of `/metrics` (registry merged by `kgraph controller`). */
   readonly metrics: PlanesMetrics;
@@ -68,7 +72,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   /** `blueprint|cluster` → loop. */
   readonly loops = new Map<string, ServingLoop>();
   readonly clusters = new Map<string, ClusterState>();
-  /** Serving loop starts per blueprint (the change-detected restart, §14.2). */
+  /** Serving loop starts per blueprint (the change-detected restart, design/planes.md §14.2). */
   readonly serveStarts = new Map<string, number>();
   private readonly opts: PlanesControllerOptions;
   private clusterInformer: Informer | undefined;
@@ -223,7 +227,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   }
 
   /**
-   * §14.4: release kgraph's finalizer from the blueprint's instances in every reachable cluster. The
+   * design/planes.md §14.4: release kgraph's finalizer from the blueprint's instances in every reachable cluster. The
    * loops are taken out of the registry first: the release is an instance update, and a reconcile
    * that still found its loop would add the finalizer straight back.
    */
@@ -359,7 +363,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
     }
     state.reachable = true;
 
-    // Identity (§3.3.2): written once, verified on every connect.
+    // Identity (design/planes.md §3.3.2): written once, verified on every connect.
     const uid = connected.kubeSystemUID;
     if (uid === '') {
       connected.client.close();
@@ -503,7 +507,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   }
 
   /**
-   * A serving loop ended on its own (§14.2): its entry is removed only while it is still the current
+   * A serving loop ended on its own (design/planes.md §14.2): its entry is removed only while it is still the current
    * generation, so a slow-exiting old loop never removes a newer one; the next cluster resync serves
    * again. Returns whether the entry was removed.
    */
@@ -596,7 +600,7 @@ function previous(o: KubeObject): Condition[] {
   return Array.isArray(s?.conditions) ? (s.conditions as Condition[]) : [];
 }
 
-/** `blueprintSelector`: absent selects none, `{}` selects all (§3.3.1). */
+/** `blueprintSelector`: absent selects none, `{}` selects all (design/planes.md §3.3.1). */
 export function selects(selector: unknown, labels: Record<string, string>): boolean {
   if (selector === undefined || selector === null) return false;
   const check = toLabelSelector(selector);

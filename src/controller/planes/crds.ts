@@ -1,5 +1,5 @@
 /**
- * The two APIs of the management cluster (planes.md §2, §3.3.1): the krop blueprint
+ * The two APIs of the management cluster (design/planes.md §2, §3.3.1): the krop blueprint
  * (`krop.opendefense.cloud/v1alpha1 ResourceGraphDefinition`, kro's RGD spec plus `target`, enum-validated)
  * and `ConsumerCluster` registrations. `kgraph install --planes` and the planes controller apply them.
  * The kro RGD CRD's schema fragments are reused so both RGD flavours admit the same shapes.

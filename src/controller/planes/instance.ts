@@ -1,9 +1,9 @@
 /**
- * The instance reconcile algorithm (planes.md §11) for one (consumer cluster, namespace, name):
+ * The instance reconcile algorithm (design/planes.md §11) for one (consumer cluster, namespace, name):
  *
  *   deleting → children on every plane over the recorded GVK union, the liveness record, the finalizer.
- *   no finalizer → add it and return (nothing is applied before it exists, §19.44).
- *   stamp the runtime copy (§8) → engine pass across planes (pass.ts) → prune per plane, only after a
+ *   no finalizer → add it and return (nothing is applied before it exists, design/planes.md §11 step 3).
+ *   stamp the runtime copy (design/planes.md §8) → engine pass across planes (pass.ts) → prune per plane, only after a
  *   complete pass → in `finally`: the liveness record with the ever-applied union → status, every pass.
  */
 import type { Logger } from 'pino';
@@ -65,7 +65,7 @@ export function chainContext(bp: PublishedBlueprint, conn: Connection, inst: Kub
   };
 }
 
-/** §8: a deep copy carrying the cluster ID annotation; the stored object is never changed. */
+/** design/planes.md §8: a deep copy carrying the cluster ID annotation; the stored object is never changed. */
 export function stampedCopy(inst: KubeObject, clusterID: string): KubeObject {
   const copy = structuredClone(inst);
   copy.metadata.annotations = {
@@ -86,7 +86,7 @@ export class InstanceReconciler {
    * The status last written per instance UID, with the resourceVersion the write returned. A pass that
    * starts before the informer has seen that write (a child's watch event can wake it within the same
    * second) would otherwise take the older cached conditions as the previous ones and give an unchanged
-   * condition a new lastTransitionTime (§19.51).
+   * condition a new lastTransitionTime (design/planes.md §15.2).
    */
   private readonly written = new Map<string, { rv: number; status: Record<string, unknown> }>();
 
@@ -149,7 +149,7 @@ export class InstanceReconciler {
       for (const [id, b] of outcome.blocked)
         problems.push({ reason: b.reason, message: `resource ${id}: ${b.message}` });
       if (outcome.complete) {
-        // §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled object is left.
+        // design/planes.md §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled object is left.
         for (const plane of ['consumer', 'provider', 'host'] as const) {
           const client = this.planeClient(plane, conn);
           if (!client) continue;
@@ -178,7 +178,7 @@ export class InstanceReconciler {
     } catch (e) {
       problems.push({ reason: 'ApplyFailed', message: errorMessage(e) });
     } finally {
-      // §11 step 7, §18.2: refreshed on every pass that reached the engine, errors included.
+      // design/planes.md §11 step 7, design/planes.md §18.2: refreshed on every pass that reached the engine, errors included.
       try {
         await writeRecord(
           this.deps.provider,
@@ -213,7 +213,7 @@ export class InstanceReconciler {
     };
   }
 
-  /** A consumer prune/delete runs only where the claim is still accepted (§11 step 2.1). */
+  /** A consumer prune/delete runs only where the claim is still accepted (design/planes.md §11 step 2). */
   private async consumerDeleteAllowed(
     bp: PublishedBlueprint,
     conn: Connection,

@@ -1,6 +1,6 @@
 /**
- * Instance conditions and state (planes.md §15.2): `Ready` with the first applicable reason in the
- * spec's order, `Progressing` as its complement, written on every pass, error passes included (§18.3);
+ * Instance conditions and state (design/planes.md §15.2): `Ready` with the first applicable reason in the
+ * spec's order, `Progressing` as its complement, written on every pass, error passes included (design/planes.md §18.3);
  * `lastTransitionTime` is kept while a condition's status does not change. Pure.
  */
 import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
@@ -15,7 +15,7 @@ export type InstanceReason =
   | 'PruneFailed'
   | 'DeleteFailed';
 
-/** §15.2: when several apply, the first of this list wins. */
+/** design/planes.md §15.2: when several apply, the first of this list wins. */
 export const REASON_ORDER: readonly InstanceReason[] = [
   'ExpressionError',
   'ApplyFailed',

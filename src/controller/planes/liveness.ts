@@ -1,7 +1,7 @@
 /**
- * Liveness records (planes.md §12.2, §13.3): one ConfigMap per (consumer cluster, instance) in the
+ * Liveness records (design/planes.md §12.2, §13.3): one ConfigMap per (consumer cluster, instance) in the
  * controller namespace of the management cluster, refreshed on every non-deleting pass (errors
- * included, §18.2), holding the ever-applied GVK union per plane (§18.4) the prune, the finalizer and
+ * included, design/planes.md §18.2), holding the ever-applied GVK union per plane (design/planes.md §18.4) the prune, the finalizer and
  * the sweeper list from.
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';

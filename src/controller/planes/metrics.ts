@@ -1,5 +1,5 @@
 /**
- * The planes controller's Prometheus metrics (issue #14 item 6, planes.md §13.4), through prom-client,
+ * The planes controller's Prometheus metrics (design/planes.md §13.4), through prom-client,
  * in a registry of their own that `kgraph controller` merges into its `/metrics`: API requests per plane
  * (`plane` = consumer | provider | host, `cluster` = the ConsumerCluster for consumer requests; provider
  * = the management cluster) and verb, instances and ready instances per (blueprint, cluster), instance
@@ -125,7 +125,7 @@ export class PlanesMetrics {
       });
     gauge(
       'kgraph_planes_child_watches',
-      'Child and externalRef watches open (planes.md §11.1).',
+      'Child and externalRef watches open (design/planes.md §11.1).',
       src.childWatches,
     );
     counter(

@@ -1,5 +1,5 @@
 /**
- * Names of the multi-plane ("krop") API (planes.md §2–§3, §9, §17): group, kinds, labels, annotations,
+ * Names of the multi-plane ("krop") API (design/planes.md §2–§3, §9, §17): group, kinds, labels, annotations,
  * finalizers, field managers and timings. Pure constants; the naming functions are in naming.ts.
  */
 
@@ -14,15 +14,15 @@ export const CONSUMER_KIND = 'ConsumerCluster';
 export const CONSUMER_PLURAL = 'consumerclusters';
 export const CONSUMER_CRD_NAME = `${CONSUMER_PLURAL}.${KROP_GROUP}`;
 
-/** §9: labels on every written child and liveness record. */
+/** design/planes.md §9: labels on every written child and liveness record. */
 export const LABEL_INSTANCE_UID = `${KROP_GROUP}/instance-uid`;
 export const LABEL_CONSUMER_CLUSTER = `${KROP_GROUP}/consumer-cluster`;
 export const LABEL_BLUEPRINT = `${KROP_GROUP}/blueprint`;
 export const LABEL_LIVENESS = `${KROP_GROUP}/liveness`;
 
-/** §8: the runtime-only annotation on the instance copy (same key as the label). */
+/** design/planes.md §8: the runtime-only annotation on the instance copy (same key as the label). */
 export const ANNOTATION_CONSUMER_CLUSTER = LABEL_CONSUMER_CLUSTER;
-/** §3.3.3: annotations on the instance CRD in a consumer cluster. */
+/** design/planes.md §3.3.3: annotations on the instance CRD in a consumer cluster. */
 export const ANNOTATION_BLUEPRINT = LABEL_BLUEPRINT;
 export const ANNOTATION_SPEC_HASH = `${KROP_GROUP}/spec-hash`;
 
@@ -30,11 +30,11 @@ export const FINALIZER_INSTANCE = `${KROP_GROUP}/gc`;
 export const FINALIZER_BLUEPRINT = `${KROP_GROUP}/registrar`;
 export const FINALIZER_CLUSTER = `${KROP_GROUP}/cluster-cleanup`;
 
-/** §17: field managers. */
+/** design/planes.md §17: field managers. */
 export const CHILD_MANAGER = 'krop-controller';
 export const REGISTRAR_MANAGER = 'krop-registrar';
 
-/** §17: timings, overridable per controller (tests shorten them). */
+/** design/planes.md §17: timings, overridable per controller (tests shorten them). */
 export interface PlaneTimings {
   heartbeatMs: number;
   resyncMs: number;
@@ -56,6 +56,6 @@ export const DEFAULT_TIMINGS: PlaneTimings = {
   crdWaitMs: 30_000,
 };
 
-/** Writable consumer children and read-only external refs (§10.1). */
+/** Writable consumer children and read-only external refs (design/planes.md §10.1). */
 export const WRITE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
 export const READ_VERBS = ['get', 'list', 'watch'] as const;

@@ -1,12 +1,12 @@
 /**
- * Collision-free names (planes.md §3.3.2, §7, §9): provider children's qualified names, liveness record
+ * Collision-free names (design/planes.md §3.3.2, §7, §9): provider children's qualified names, liveness record
  * names, derived cluster IDs and label-safe values. Pure; golden vectors in the unit tests.
  */
 import { createHash } from 'node:crypto';
 
 const sha256hex = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-/** §7.2: the name limit of a kind: DNS labels (63), CronJob (52), else 253. */
+/** design/planes.md §7.2: the name limit of a kind: DNS labels (63), CronJob (52), else 253. */
 export function nameLimit(kind: string): number {
   if (kind === 'Service' || kind === 'Namespace' || kind === 'StatefulSet') return 63;
   if (kind === 'CronJob') return 52;
@@ -24,7 +24,7 @@ export function hashedName(base: string, parts: readonly string[], maxLen: numbe
   return `${b}-${suffix}`;
 }
 
-/** §7.2: the name of a provider-target child; the instance namespace is part of the hash (§18.1). */
+/** design/planes.md §7.2: the name of a provider-target child; the instance namespace is part of the hash (design/planes.md §18.1). */
 export function qualifiedName(
   clusterID: string,
   instanceNamespace: string,
@@ -39,22 +39,22 @@ export function qualifiedName(
   );
 }
 
-/** §7.3: the liveness record of one instance in one consumer cluster. */
+/** design/planes.md §7.3: the liveness record of one instance in one consumer cluster. */
 export function livenessRecordName(clusterID: string, instanceUID: string): string {
   return `krop-live-${sha256hex(`${clusterID}\0${instanceUID}`).slice(0, 16)}`;
 }
 
-/** §3.3.2: the default cluster ID, derived from the kube-system namespace UID. */
+/** design/planes.md §3.3.2: the default cluster ID, derived from the kube-system namespace UID. */
 export function clusterIdFromUid(kubeSystemUID: string): string {
   return `c${sha256hex(kubeSystemUID).slice(0, 15)}`;
 }
 
-/** §3.3.2: an operator-supplied cluster ID. */
+/** design/planes.md §3.3.2: an operator-supplied cluster ID. */
 export const CLUSTER_ID_PATTERN = /^[a-z][a-z0-9-]{0,30}[a-z0-9]$/;
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-/** §9: a label value kgraph writes: as is when valid, else `h-` + 40 hex of its SHA-256. */
+/** design/planes.md §9: a label value kgraph writes: as is when valid, else `h-` + 40 hex of its SHA-256. */
 export function safeLabelValue(value: string): string {
   if (value.length <= 63 && LABEL_VALUE.test(value)) return value;
   return `h-${sha256hex(value).slice(0, 40)}`;

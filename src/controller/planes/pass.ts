@@ -1,14 +1,14 @@
 /**
- * The engine pass of one instance across planes (planes.md §5–§6): the pure RGD engine is evaluated
+ * The engine pass of one instance across planes (design/planes.md §5–§6): the pure RGD engine is evaluated
  * again and again over a per-pass memo of what the planes hold. Every read the engine asks for and the
  * memo lacks is fetched from the node's plane (a GET for an identity, a LIST for a selector) and the
  * engine runs again; then the desired templates are applied plane by plane (server-side apply, forced,
  * the stored object is what CEL sees next), and the engine runs again while applies change objects.
  *
  * Routing is by the reading node (`reader` = node path → its `target`), so one GVK can live on several
- * planes. Provider children are looked up and written under their qualified names (§7). A plane that
+ * planes. Provider children are looked up and written under their qualified names (design/planes.md §7). A plane that
  * is missing (host without `--host-kubeconfig`) or a consumer claim that is not accepted blocks the node:
- * nothing is sent for it, dependents pend, independent nodes continue (§6.1), the pass is incomplete.
+ * nothing is sent for it, dependents pend, independent nodes continue (design/planes.md §6.1), the pass is incomplete.
  */
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import type { CompiledGraph, CompiledNode, Plane } from '../../graph/model.ts';
@@ -56,7 +56,7 @@ export interface AppliedChild {
 
 /**
  * What a pass read that it does not write (externalRefs and other non-template reads), per plane: the
- * child watches (§11.1) requeue the instance when one of these changes. `name` absent: a LIST (selector).
+ * child watches (design/planes.md §11.1) requeue the instance when one of these changes. `name` absent: a LIST (selector).
  */
 export interface PassRead {
   plane: Plane;
@@ -69,7 +69,7 @@ export interface PassRead {
 
 export interface PassInput {
   compiled: CompiledGraph;
-  /** The stamped runtime copy of the instance (§8). */
+  /** The stamped runtime copy of the instance (design/planes.md §8). */
   instance: KubeObject;
   /** Instance namespace ('' for a cluster-scoped instance). */
   namespace: string;
@@ -85,12 +85,12 @@ export interface PassOutcome {
   hardError?: { reason: 'ExpressionError' | 'ApplyFailed'; message: string };
   blocked: Map<string, Blocked>;
   applied: Record<Plane, Map<string, AppliedChild>>;
-  /** §6.3 */
+  /** design/planes.md §6.3 */
   complete: boolean;
   ready: boolean;
   /** Applies that changed an object (0 in steady state). */
   writes: number;
-  /** Non-template reads of this pass (§11.1 externalRef watches). */
+  /** Non-template reads of this pass (design/planes.md §11.1 externalRef watches). */
   reads: PassRead[];
 }
 

@@ -1,8 +1,8 @@
 /**
- * The blueprint registrar (planes.md §14.1): one krop ResourceGraphDefinition, one pass.
+ * The blueprint registrar (design/planes.md §14.1): one krop ResourceGraphDefinition, one pass.
  *
  *   deleting → withdraw (stop serving, release instance finalizers, purge) → drop the finalizer.
- *   finalizer first → spec hash (§2.5) → targets (§2.3 InvalidTarget) → compile against the management
+ *   finalizer first → spec hash (design/planes.md §2.5) → targets (design/planes.md §2.3 InvalidTarget) → compile against the management
  *   cluster (cached per (name, hash)) → explicit namespaces on provider/host (BuildFailed) → claims
  *   (ClaimTypeUnresolved, BuildFailed for dynamic consumer nodes) → export name, ExportConflict (older
  *   blueprint wins) → generated roles → registry, then (changed) restart serving → status Published.
@@ -213,7 +213,7 @@ export class BlueprintRegistrar {
         problems.map((p) => p.message).join('; '),
       );
 
-    // §14.1 step 6, §18.7: the older blueprint keeps the export name.
+    // design/planes.md §14.1 step 6, design/planes.md §18.7: the older blueprint keeps the export name.
     const rival = this.deps.blueprints
       .list()
       .filter(
@@ -364,7 +364,7 @@ function older(a: KubeObject, b: KubeObject): boolean {
   return (a.metadata.name ?? '') < (b.metadata.name ?? '');
 }
 
-/** §2.3: provider/host namespaced templates and single external refs must set metadata.namespace. */
+/** design/planes.md §2.3: provider/host namespaced templates and single external refs must set metadata.namespace. */
 export function explicitNamespaceProblems(compiled: CompiledGraph): string[] {
   const out: string[] = [];
   for (const n of compiled.root.nodes) {

@@ -1,5 +1,5 @@
 /**
- * What the registrar publishes for one blueprint and the serving loops read (planes.md §14.1 step 8):
+ * What the registrar publishes for one blueprint and the serving loops read (design/planes.md §14.1 step 8):
  * the compiled graph, the generated instance API and CRD, the claims.
  */
 import type { CompiledGraph } from '../../graph/model.ts';

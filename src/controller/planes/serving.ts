@@ -1,5 +1,5 @@
 /**
- * Serving one blueprint in one consumer cluster (planes.md §3.3.3): the serving-role and claim-type
+ * Serving one blueprint in one consumer cluster (design/planes.md §3.3.3): the serving-role and claim-type
  * checks, the CRD ownership check, the instance CRD applied and Established, and the instance informer
  * feeding the instance queue. Start and stop are idempotent per (blueprint, cluster): a second start at
  * the same spec hash is a no-op.
@@ -30,7 +30,7 @@ export interface ServingLoop {
   exited?: string;
 }
 
-/** The SelfSubjectAccessReviews the serving role must pass (§10.2). */
+/** The SelfSubjectAccessReviews the serving role must pass (design/planes.md §10.2). */
 async function servingMissing(bp: PublishedBlueprint, conn: Connection): Promise<string[]> {
   const checks = [
     { verb: 'create', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' },
@@ -63,7 +63,7 @@ export interface ServeDeps {
   /**
    * The loop ended on its own: its informer found the instance API gone (the consumer deleted the
    * CRD). The owner clears its registry entry if this is still the current generation, and the next
-   * resync serves again (§14.2).
+   * resync serves again (design/planes.md §14.2).
    */
   onExit: (loop: ServingLoop) => void;
 }

@@ -1,5 +1,5 @@
 /**
- * The blueprint spec hash (planes.md §2.5) and the routing split (§2.4). Pure.
+ * The blueprint spec hash (design/planes.md §2.5) and the routing split (design/planes.md §2.4). Pure.
  */
 import { createHash } from 'node:crypto';
 import type { Plane } from '../../graph/model.ts';
@@ -16,7 +16,7 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
-/** §2.5: 12 hex of SHA-256 over the canonical JSON of the whole spec, `target` included. */
+/** design/planes.md §2.5: 12 hex of SHA-256 over the canonical JSON of the whole spec, `target` included. */
 export function blueprintSpecHash(spec: unknown): string {
   return createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 12);
 }
@@ -28,7 +28,7 @@ export interface RoutingSplit {
   invalid: { id: string; target: string }[];
 }
 
-/** §2.4: the routing map of a blueprint spec; a missing id routes to consumer. */
+/** design/planes.md §2.4: the routing map of a blueprint spec; a missing id routes to consumer. */
 export function splitRouting(spec: unknown): RoutingSplit {
   const routing = new Map<string, string>();
   const invalid: { id: string; target: string }[] = [];

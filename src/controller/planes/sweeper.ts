@@ -1,11 +1,11 @@
 /**
- * The liveness sweeper (planes.md §13.4): reclaims the provider and host children of instances kgraph
+ * The liveness sweeper (design/planes.md §13.4): reclaims the provider and host children of instances kgraph
  * can no longer reach, only when they are provably gone (kgraph's safety rule): the cluster was
  * deregistered, the blueprint withdrawn, or the reachable, verified cluster says the instance is
  * NotFound / replaced / forbidden. An unreachable or changed cluster is never swept. Nothing is swept
  * before `startupGrace` has passed since start; unparseable records are skipped, never deleted.
  *
- * Only one process may sweep (§13.4 "on the elected leader only"): the sweeper is told its authority —
+ * Only one process may sweep (design/planes.md §13.4 "on the elected leader only"): the sweeper is told its authority —
  * the Lease (`isLeader`, asked before every sweep) or a declared single replica (leader election off)
  * — and with `{ none: true }` (the planes controller's default), or while the Lease is not held, it
  * refuses to sweep and deletes nothing. A Sweeper built without `authority` at all is unchecked (the
@@ -70,7 +70,7 @@ export class Sweeper {
     this.deps = deps;
   }
 
-  /** The same sweeper on another clock (tests inject one, planes.md §19). */
+  /** The same sweeper on another clock (tests inject one). */
   withClock(now: () => Date, startedAt: Date): Sweeper {
     return new Sweeper({ ...this.deps, now, startedAt });
   }

@@ -18,17 +18,39 @@ import type { PublishedBlueprint } from './served.ts';
 import { type SweepAuthority, Sweeper, type SweeperDeps } from './sweeper.ts';
 
 /** The options both planes controllers take (each adds its provider client and its own). */
+/** Options of both planes controllers (plain clusters and kcp). */
 export interface PlanesCommonOptions {
-  /** The host cluster; undefined: the host plane does not exist (host nodes fail closed, planes.md §5.4). */
+  /**
+   * The host cluster (`--host-kubeconfig`).
+   * @default none: the host plane does not exist and host nodes fail closed (design/planes.md §5.4)
+   */
   host?: RestClient;
-  /** Where the liveness records live (default kgraph-system). */
+  /**
+   * Where the liveness records live.
+   * @default "kgraph-system"
+   */
   namespace?: string;
+  /**
+   * Heartbeat, resync, sweeper and cache timings, one by one (tests shorten them).
+   * @default DEFAULT_TIMINGS (names.ts: heartbeat 30 s, resync 5 min, sweep every 1 min, stale after 5 min)
+   */
   timings?: Partial<PlaneTimings>;
-  /** Install the planes CRDs into the provider plane (default true). */
+  /**
+   * Install the planes CRDs into the provider plane.
+   * @default true
+   */
   installCrds?: boolean;
-  /** Instance workers (default 2). */
+  /**
+   * Instance workers.
+   * @default 2
+   */
   concurrency?: number;
+  /** @default a pino logger at `KGRAPH_LOG_LEVEL` (else info) */
   log?: Logger;
+  /**
+   * The clock of liveness records and the sweeper (tests inject one).
+   * @default () => new Date()
+   */
   now?: () => Date;
 }
 
@@ -157,7 +179,7 @@ export abstract class PlanesParts<A extends ClaimChecker> {
 /**
  * The blueprint cache of the provider plane, with what requeues a blueprint: added; a new generation,
  * deletion, finalizers or labels; deleted (every other blueprint too: one may take over its export
- * name, §18.7). Not started.
+ * name, design/planes.md §18.7). Not started.
  */
 export function watchBlueprints(provider: RestClient, queue: { add(name: string): void }): Informer {
   const informer = new Informer(provider, {

@@ -1,5 +1,5 @@
 /**
- * The ApplySet inventory of an instance (KEP-3659, graph-semantics.md §22.2): the GroupKinds and the
+ * The ApplySet inventory of an instance (KEP-3659, design/graph.md §22.2): the GroupKinds and the
  * namespaces other than the instance's own that its children live in, recorded on the instance as
  * annotations. Each pass writes the union of the recorded and the desired sets before applying, and
  * shrinks it to the desired set once pruning succeeded. Pure.

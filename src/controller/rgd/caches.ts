@@ -1,5 +1,5 @@
 /**
- * What the RGD controller's informer caches keep of each object (issue #15 item 4): only what their
+ * What the RGD controller's informer caches keep of each object: only what their
  * readers use. Every transform changes the object in place (slim.ts) and returns it.
  *
  * - RGDs: no managedFields (the registrar writes their status forced and reads no field ownership).

@@ -1,5 +1,5 @@
 /**
- * Finding an instance's children from its ApplySet inventory alone (graph-semantics.md §22.2): for every
+ * Finding an instance's children from its ApplySet inventory alone (design/graph.md §22.2): for every
  * recorded GroupKind, the objects labelled `applyset.kubernetes.io/part-of=<id>` in the instance's
  * namespace and the recorded additional namespaces (cluster-wide for cluster-scoped kinds). Reads come
  * from the shared informer caches, without recording interest (a list would route every change of the

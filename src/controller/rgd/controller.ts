@@ -27,26 +27,56 @@ import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
 
+/** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
+  /** The controller's identity: it writes instance children and status as itself (design/graph.md §24). */
   client: RestClient;
-  /** Serve only RGDs with these labels (`k=v,k2=v2`; default all). */
+  /**
+   * Serve only RGDs with these labels (`k=v,k2=v2`), e.g. to split RGDs between controllers.
+   * @default all RGDs
+   */
   rgdSelector?: string;
-  /** Watch instances (and their children) only in these namespaces (default all). */
+  /**
+   * Watch instances (and their children) only in these namespaces.
+   * @default all namespaces
+   */
   namespaces?: readonly string[];
-  /** Instances reconciled in parallel (default 1, §25). */
+  /**
+   * Instances reconciled in parallel (design/graph.md §25).
+   * @default 1
+   */
   concurrency?: number;
-  /** Delete a generated CRD when its RGD is deleted (default false, §19.4). */
+  /**
+   * Delete a generated CRD — and so every instance — when its RGD is deleted (design/rgd.md §19.4).
+   * @default false
+   */
   deleteCrds?: boolean;
-  /** Apply the RGD CRD on start (default true). */
+  /**
+   * Apply the RGD CRD on start.
+   * @default true
+   */
   installCrd?: boolean;
+  /** @default a pino logger named `kgraph-rgd-controller` at `KGRAPH_LOG_LEVEL` (else info) */
   log?: Logger;
+  /**
+   * Informer resync.
+   * @default 36_000_000 (10 h)
+   */
   resyncMs?: number;
+  /**
+   * Items per forEach collection before the node fails (design/graph.md §25).
+   * @default 1000
+   */
   maxCollectionSize?: number;
-  /** How long a cached access answer is trusted without an RBAC event (default 60 s). */
+  /**
+   * How long a cached access answer is trusted without an RBAC event.
+   * @default 60_000 (60 s)
+   */
   readAccessTtlMs?: number;
   /**
    * The process's access cache and RBAC watch, shared with the Graph controller (`kgraph controller`);
-   * its owner stops the watch. Absent: the controller builds its own (readAccessTtlMs applies).
+   * its owner stops the watch.
+   * @default the controller builds its own (readAccessTtlMs applies)
    */
   sharedReads?: SharedReadAccess;
 }

@@ -1,6 +1,6 @@
 /**
  * The ResourceGraphDefinition CRD (kro.run/v1alpha1, cluster-scoped, short name `rgd`,
- * graph-semantics.md §19.1–§19.2) with its printer columns, and its installation. The structural
+ * design/rgd.md §19.1–§19.2) with its printer columns, and its installation. The structural
  * rules the compiler checks with located diagnostics (id naming, references, types) are not repeated
  * here; the CRD enforces only what kro's API enforces at admission: kind and version patterns, the
  * immutable identity fields, and exactly one of template / externalRef per resource.

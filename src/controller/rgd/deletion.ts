@@ -1,5 +1,5 @@
 /**
- * Instance deletion through the `kro.run/finalizer` finalizer (graph-semantics.md §22.2): children,
+ * Instance deletion through the `kro.run/finalizer` finalizer (design/graph.md §22.2): children,
  * found from the ApplySet inventory alone (no compile, no CEL), are deleted in waves by descending
  * `internal.kro.run/apply-order` — dependents first — and a wave must be gone completely (its own
  * finalizers included) before the next one starts. Children without a valid order form the last wave.

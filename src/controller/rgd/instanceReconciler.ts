@@ -1,8 +1,8 @@
 /**
- * One pass over one RGD instance (graph-semantics.md §20–§23), on the reconcile core shared with Graphs:
+ * One pass over one RGD instance (design/rgd.md §20, design/graph.md §21–§23), on the reconcile core shared with Graphs:
  *
  *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
- *   parent metadata (§23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
+ *   parent metadata (design/graph.md §23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
  *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced → evaluate again
  *   while writes unlock dependents → prune the ApplySet (only after every apply succeeded; never what a
  *   pending node rendered earlier) → shrink the inventory → status.
@@ -100,7 +100,7 @@ export interface InstanceReconcilerDeps {
   now?: () => string;
 }
 
-/** Instances waiting for data or readiness are looked at again after this long (§25). */
+/** Instances waiting for data or readiness are looked at again after this long (design/graph.md §25). */
 const WAIT_MS = 3_000;
 /** Versions of an instance our own writes produced that are still recognised as echoes. */
 const OWN_VERSIONS = 8;
@@ -183,7 +183,7 @@ export class InstanceReconciler {
       owner: instanceKey(api.rgdName, namespace, name),
     };
     // The parent metadata (labels, finalizer, ApplySet inventory) is written once, by the first pass that
-    // applies, with that pass's union (§22.2 step 2) — not once before evaluating and again with the union.
+    // applies, with that pass's union (design/graph.md §22.2 step 2) — not once before evaluating and again with the union.
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
@@ -211,7 +211,7 @@ export class InstanceReconciler {
         refuse: (d, observed) => otherApplySet(d, observed, identity.applySetId),
       },
       beforeApply: async (desired): Promise<BeforeApply> => {
-        // Record every GroupKind and namespace about to be written before writing it (§22.2 step 2).
+        // Record every GroupKind and namespace about to be written before writing it (design/graph.md §22.2 step 2).
         const recorded = readInventory(parent.metadata.annotations);
         const union = unionInventory(
           recorded,
@@ -247,7 +247,7 @@ export class InstanceReconciler {
     }
     const { result, state, desired } = passes;
 
-    // Prune (§22.2 steps 4–5): only after a clean apply (a refused read applied nothing: keep all).
+    // Prune (design/graph.md §22.2 steps 4–5): only after a clean apply (a refused read applied nothing: keep all).
     let pruneErrors: string[] = [];
     if (!state.hardError && !state.forbidden && state.conflicts.length === 0) {
       const recorded = readInventory(parent.metadata.annotations);
@@ -387,7 +387,7 @@ export class InstanceReconciler {
     );
     if (state === 'ACTIVE' && result.statusErrors.length > 0) state = 'ERROR';
     const fields = (result.status ?? {}) as Record<string, unknown>;
-    // Custom conditions (§20.3): evaluated against this pass's built-ins, written instead of them.
+    // Custom conditions (design/rgd.md §20.3): evaluated against this pass's built-ins, written instead of them.
     const custom = customConditionsWith(
       compiled,
       inst as unknown as Record<string, unknown>,
@@ -428,7 +428,7 @@ export class InstanceReconciler {
   // ------------------------------------------------------------------ parent
 
   /**
-   * Applies the instance's own metadata as the parent manager: the §23.3 labels, the ApplySet
+   * Applies the instance's own metadata as the parent manager: the design/graph.md §23.3 labels, the ApplySet
    * annotations for `inv`, and (while `finalizer`) the finalizer. Skipped when already so.
    */
   private async ensureParent(
@@ -561,7 +561,7 @@ function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
   };
 }
 
-/** §22.2: an object already in another ApplySet is never taken over. */
+/** design/graph.md §22.2: an object already in another ApplySet is never taken over. */
 function otherApplySet(
   d: DesiredObject,
   observed: Record<string, unknown>,
@@ -575,7 +575,7 @@ function otherApplySet(
 }
 
 /**
- * What pruning keeps (§22.2 step 4): the objects applied (or agreeing) this pass, and the objects of
+ * What pruning keeps (design/graph.md §22.2 step 4): the objects applied (or agreeing) this pass, and the objects of
  * nodes that are pending (or held) — found by their node-id label. Excluded nodes keep nothing.
  */
 function keepSet(

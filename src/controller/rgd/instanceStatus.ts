@@ -1,7 +1,7 @@
 /**
- * The status kgraph writes on an RGD instance (graph-semantics.md §20.2, §21.3): the author's projected
+ * The status kgraph writes on an RGD instance (design/rgd.md §20.2, design/graph.md §21.3): the author's projected
  * fields, the conditions InstanceManaged, GraphResolved, ResourcesReady and Ready (the root), and
- * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. With custom conditions (§20.3) the author's
+ * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. With custom conditions (design/rgd.md §20.3) the author's
  * conditions replace the four built-ins on the wire. Pure.
  */
 import type { BuiltinCondition, CustomConditionsResult } from '../../runtime/index.ts';
@@ -18,7 +18,7 @@ export const BUILTIN_INSTANCE_CONDITIONS = [
 ] as const;
 
 export interface InstanceStatus {
-  /** The author's projected fields (§20.2), without `conditions` and `state`. */
+  /** The author's projected fields (design/rgd.md §20.2), without `conditions` and `state`. */
   fields: Record<string, unknown>;
   conditions: Condition[];
   state: InstanceState;
@@ -120,11 +120,11 @@ export function builtinsForConditions(conditions: readonly Condition[]): Builtin
 }
 
 /**
- * The conditions written when the RGD declares custom ones (§20.3): the authored conditions in
+ * The conditions written when the RGD declares custom ones (design/rgd.md §20.3): the authored conditions in
  * declaration order (the first of a type wins), timestamps kept while a status does not change. When
  * an entry was data pending (`incomplete`), the previously written condition of every authored type
  * that produced nothing this pass is kept. `degraded` (some entry failed) makes the state ERROR; only
- * the conditions that evaluated are written (§20.3).
+ * the conditions that evaluated are written (design/rgd.md §20.3).
  */
 export function customInstanceConditions(
   previous: readonly Condition[],

@@ -1,5 +1,5 @@
 /**
- * Names the RGD side writes (graph-semantics.md §19, §22.2, §23.2–§23.5): the RGD API, the instance
+ * Names the RGD side writes (design/rgd.md §19, design/graph.md §22.2, §23.2–§23.5): the RGD API, the instance
  * finalizer and field manager, the labels and annotations stamped on instances and their children,
  * and the ApplySet id of an instance (KEP-3659). Pure.
  */
@@ -13,15 +13,15 @@ export const RGD_CRD_NAME = 'resourcegraphdefinitions.kro.run';
 /** The version kgraph writes into `kro.run/kro-version` and the ApplySet tooling annotation. */
 export const KGRAPH_VERSION = '0.1.0';
 
-/** Instance finalizer (§23.5) and the one field manager of every instance child (§1). */
+/** Instance finalizer (design/graph.md §23.5) and the one field manager of every instance child (design/graph.md §1). */
 export const INSTANCE_FINALIZER = 'kro.run/finalizer';
 export const APPLYSET_MANAGER = 'kro.run/applyset';
 
 export const ANNOTATION_ALLOW_BREAKING = 'kro.run/allow-breaking-changes';
-/** `kro.run/reconcile: suspended` on an instance stops its reconciliation (§20.4). */
+/** `kro.run/reconcile: suspended` on an instance stops its reconciliation (design/rgd.md §20.4). */
 export const ANNOTATION_RECONCILE = 'kro.run/reconcile';
 
-// §23.2: children
+// design/graph.md §23.2: children
 export const LABEL_OWNED = 'kro.run/owned';
 export const LABEL_KRO_VERSION = 'kro.run/kro-version';
 export const LABEL_INSTANCE_ID = 'kro.run/instance-id';
@@ -34,7 +34,7 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const ANNOTATION_INSTANCE_NAME = 'internal.kro.run/instance-name';
 export const ANNOTATION_INSTANCE_GROUP = 'internal.kro.run/instance-group';
 
-// §23.3: instances (and, for ownership, the generated CRD)
+// design/graph.md §23.3: instances (and, for ownership, the generated CRD)
 export const LABEL_RGD_ID = 'kro.run/resource-graph-definition-id';
 export const LABEL_RGD_NAME = 'kro.run/resource-graph-definition-name';
 

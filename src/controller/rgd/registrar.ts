@@ -1,5 +1,5 @@
 /**
- * The RGD reconciler ("registrar", graph-semantics.md §19, §21.2): one ResourceGraphDefinition, one pass.
+ * The RGD reconciler ("registrar", design/rgd.md §19, design/graph.md §21.2): one ResourceGraphDefinition, one pass.
  *
  *   gone? → stop serving its kind (and delete its CRD only when the controller was told to).
  *   spec hash unchanged? → reuse the compiled graph (no compile, no restart).
@@ -9,7 +9,7 @@
  *   when it agrees: a hand-edited CRD is put back, a deleted one recreated) → Established → KindReady
  *   serve the kind on the compiled graph → ControllerReady → Ready, state Active | Inactive.
  *
- * A failed latest spec stops serving: instances never fall back to an older graph (§19.5).
+ * A failed latest spec stops serving: instances never fall back to an older graph (design/rgd.md §19.5).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -53,7 +53,7 @@ export interface RegistrarDeps {
   rgds: Lister;
   crds: Lister;
   log: Logger;
-  /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, §19.4). */
+  /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, design/rgd.md §19.4). */
   deleteCrds?: boolean;
   now?: () => string;
 }
@@ -254,7 +254,7 @@ export class RgdRegistrar {
     };
     crd.metadata.annotations = { ...(crd.metadata.annotations ?? {}), [ANNOTATION_SPEC_HASH]: hash };
 
-    // One RGD per CRD (§19.4): another live RGD's CRD, or a CRD no RGD manages, is never taken over.
+    // One RGD per CRD (design/rgd.md §19.4): another live RGD's CRD, or a CRD no RGD manages, is never taken over.
     const existing = this.deps.crds.get(crdName);
     const owner = existing?.metadata.labels?.[LABEL_RGD_NAME];
     const claimant = [...this.known].find(
@@ -291,7 +291,7 @@ export class RgdRegistrar {
       };
     }
 
-    // Breaking changes (§19.4): only when the RGD changed since the CRD was generated (not for drift).
+    // Breaking changes (design/rgd.md §19.4): only when the RGD changed since the CRD was generated (not for drift).
     if (
       existing &&
       existing.metadata.annotations?.[ANNOTATION_SPEC_HASH] !== hash &&

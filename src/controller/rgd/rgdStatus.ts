@@ -1,5 +1,5 @@
 /**
- * The RGD status (graph-semantics.md §19.2, §21.2): conditions GraphAccepted, KindReady, ControllerReady
+ * The RGD status (design/rgd.md §19.2, design/graph.md §21.2): conditions GraphAccepted, KindReady, ControllerReady
  * and the root Ready, `state` Active | Inactive, the topological order and each resource's
  * dependencies. Pure.
  */

@@ -1,6 +1,6 @@
 /**
- * Labels and annotations of RGD instance children (graph-semantics.md §23.2) and of the instance itself
- * (§23.3). Children carry the instance's identity and the ApplySet membership, never the
+ * Labels and annotations of RGD instance children (design/graph.md §23.2) and of the instance itself
+ * (design/graph.md §23.3). Children carry the instance's identity and the ApplySet membership, never the
  * `kro.run/resource-graph-definition-*` labels. Pure: returns new objects.
  */
 import type { TemplateItem } from '../core/desired.ts';
@@ -88,7 +88,7 @@ export function stampChild(
   return { ...obj, metadata: { ...meta, labels, annotations } };
 }
 
-/** The labels kgraph sets on an instance (§23.3); the ApplySet annotations are in applyset.ts. */
+/** The labels kgraph sets on an instance (design/graph.md §23.3); the ApplySet annotations are in applyset.ts. */
 export function instanceLabels(
   inst: InstanceIdentity,
   rgd: { uid: string; name: string },

@@ -1,5 +1,5 @@
 /**
- * Document-level field rules (issue #10 item 4): what sits directly under `spec` of a Graph or an RGD,
+ * Document-level field rules: what sits directly under `spec` of a Graph or an RGD,
  * the type of a Graph's `metadata.namespace`, and an RGD's `spec.defaultServiceAccounts`. The API
  * server would prune an unknown `spec` field silently (both CRDs are structural) and reject a number in
  * `metadata.namespace`; kgraph says so before it is applied.

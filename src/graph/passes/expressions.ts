@@ -132,7 +132,7 @@ export function compileNodeExpressions(s: CompilerState, d: Draft): void {
   }
 }
 
-/** CustomResourceDefinition templates: expressions only under metadata (§3.1). */
+/** CustomResourceDefinition templates: expressions only under metadata (design/graph.md §3.1). */
 export function checkCrdTemplate(s: CompilerState, d: Draft, payload: ValueNode): void {
   const visit = (v: ValueNode): void => {
     if (v.t === 'expr') {
@@ -149,7 +149,7 @@ export function checkCrdTemplate(s: CompilerState, d: Draft, payload: ValueNode)
   visit(payload);
 }
 
-/** The forEach identity rule (§8). */
+/** The forEach identity rule (design/graph.md §8). */
 export function checkIdentityRule(s: CompilerState, d: Draft, compiled: CompiledNode): void {
   if (compiled.forEach.length === 0 || (d.kind !== 'template' && d.kind !== 'patch')) return;
   const payload = compiled.payload;

@@ -56,7 +56,7 @@ const KROP_RGD_FLAVOR: Flavor = {
   allowedFields: new Set(['id', 'template', 'externalRef', 'includeWhen', 'readyWhen', 'forEach', 'target']),
 };
 
-/** Modifiers accepted per node kind (§5). */
+/** Modifiers accepted per node kind (design/graph.md §5). */
 export const MODIFIERS: Record<NodeKind, { includeWhen: boolean; readyWhen: boolean; forEach: boolean }> = {
   template: { includeWhen: true, readyWhen: true, forEach: true },
   ref: { includeWhen: true, readyWhen: true, forEach: false },

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages quote kgraph ${…} syntax
 /**
  * Identity rules, run by the structure pass for every non-def node: apiVersion/kind/metadata.name,
- * dynamic types, kind resolution and scope rules, ref selectors and the patch payload rules (§13).
+ * dynamic types, kind resolution and scope rules, ref selectors and the patch payload rules (design/graph.md §13).
  */
 import { closest } from '../../diag/suggest.ts';
 import { GraphCode } from '../codes.ts';

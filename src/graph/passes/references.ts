@@ -180,7 +180,7 @@ export function resolveRefs(
   }
   if (unknown.length > 0) {
     const prefix = role === 'readyWhen' ? 'readyWhen: ' : '';
-    // "did you mean": the closest node id visible from here (issue #17 item 10).
+    // "did you mean": the closest node id visible from here.
     const visible: string[] = [];
     for (let f: FrameDraft | undefined = frame; f; f = f.parent) visible.push(...f.byId.keys());
     if (flavor.rgd) visible.push('schema');

@@ -1,7 +1,7 @@
 /**
  * RGD schema pass (kro: the schema step of the builder): spec.schema kind and apiVersion, the
  * instance schema carried into the compiled RGD, status projections (each a ${…} expression with
- * soft references, §20) and the custom-condition rules of §20.3.
+ * soft references, design/rgd.md §20) and the custom-condition rules of design/rgd.md §20.3.
  */
 import { formatPath, type PathSegment } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
@@ -86,7 +86,7 @@ export function compileRgd(
 }
 
 /**
- * Custom conditions (§20.3): literal condition types are unique, and no expression looks up one of
+ * Custom conditions (design/rgd.md §20.3): literal condition types are unique, and no expression looks up one of
  * this RGD's own custom condition types on `schema` (the instance's conditions are written from
  * them, so the lookup would read its own output).
  */

@@ -39,7 +39,7 @@ export interface Draft {
   kindName?: string;
   compiled?: CompiledNode;
   valid: boolean;
-  /** For patches: the endpoint chosen by the structure pass (§13.1). */
+  /** For patches: the endpoint chosen by the structure pass (design/graph.md §13.1). */
   compiledPatchEndpoint?: 'main' | 'status';
 }
 

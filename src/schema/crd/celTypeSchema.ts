@@ -5,7 +5,7 @@
  * `x-kubernetes-preserve-unknown-fields`.
  *
  * Object types (a Deployment's `status`, its `conditions` items) are expanded when the caller can look
- * their fields up, as kro does from its declared types (pkg/graph/schema, issue #13 item 11): an
+ * their fields up, as kro does from its declared types (pkg/graph/schema): an
  * object is `{type: object, properties}` (no `properties` when it has none, no `required`), and inside
  * an object only bool/int/uint/double/string/bytes, lists, maps and objects are typed; every other
  * field type (timestamps, durations, dyn) becomes a typeless `x-kubernetes-preserve-unknown-fields`.

@@ -1,6 +1,6 @@
 /**
  * Breaking-change detection between the CRD an RGD generated before and the one it generates now
- * (graph-semantics §19.4). An update that would invalidate stored instances is blocked unless the RGD
+ * (design/rgd.md §19.4). An update that would invalidate stored instances is blocked unless the RGD
  * carries `kro.run/allow-breaking-changes: "true"`. The base checks are field removal, type changes,
  * new required fields without default, enum restriction and pattern changes; `conservative` (gate
  * ConservativeCRDComparison) adds tightened bounds and newly required existing fields.

@@ -1,5 +1,5 @@
 /**
- * The CRD generated for an RGD (graph-semantics §19.4): name `<plural>.<group>`, one served and
+ * The CRD generated for an RGD (design/rgd.md §19.4): name `<plural>.<group>`, one served and
  * storage version with the status subresource, `spec` from SimpleSchema, `status` from the inferred
  * types of the status expressions plus the controller-owned `conditions` and `state`, and printer
  * columns. Pure: the controller applies the result, `kgraph crd` prints it.
@@ -169,7 +169,7 @@ function buildCrd(
 }
 
 /**
- * The type of the RGD's `schema` variable (graph-semantics §20.1): `apiVersion`, `kind`, `metadata`
+ * The type of the RGD's `schema` variable (design/rgd.md §20.1): `apiVersion`, `kind`, `metadata`
  * and `spec` (whose defaults the API server applies), without `status`. Pass the ObjectMeta schema
  * (e.g. inlined from the offline bundle) to type `schema.metadata.*`; otherwise metadata is untyped.
  */

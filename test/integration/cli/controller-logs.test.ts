@@ -1,5 +1,5 @@
 /**
- * `kgraph controller` logs (issue #17 item 8): readable lines on a terminal, JSON lines otherwise,
+ * `kgraph controller` logs: readable lines on a terminal, JSON lines otherwise,
  * `--log-format` to choose. The real binary against the shared control plane; `script` gives it a
  * terminal.
  */
@@ -82,7 +82,7 @@ describe('controller logs', () => {
     assert.doesNotMatch(out, /^\{"level":/m);
   });
 
-  it("serves /metrics through prom-client: the controller's and the process/runtime metrics (#17 item 14)", async () => {
+  it("serves /metrics through prom-client: the controller's and the process/runtime metrics", async () => {
     let text = '';
     await run(false, [], /controller started/, async (port) => {
       text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

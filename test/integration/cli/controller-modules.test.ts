@@ -1,5 +1,5 @@
 /**
- * `kgraph controller` loads only what it runs (issue #15): with --no-graphs none of the Graph
+ * `kgraph controller` loads only what it runs: with --no-graphs none of the Graph
  * controller's modules, with --no-rgds none of the RGD controller's, the planes controller only with
  * --planes, and pino-pretty only for text logs. The real binary on this checkout's sources against the
  * shared control plane; a module resolution hook reports every module resolved.

@@ -1,6 +1,6 @@
 /**
  * `kgraph deploy` never prunes another project's objects, and `--dry-run` is what the
- * run does (issue #17 items 1 and 3), through the real `kgraph` binary.
+ * run does, through the real `kgraph` binary.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import YAML from 'yaml';
 import { repoRoot } from '../../../src/kube/localControlPlane.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
+import { documentedSchema, schemaViolations } from '../../support/jsonSchema.ts';
 import { adminClient } from '../../support/kube.ts';
 
 const cli = join(repoRoot, 'bin', 'kgraph.js');
@@ -164,6 +165,7 @@ describe('kgraph deploy --dry-run is what the run does', () => {
     assert.equal(kgraph('deploy', v1, ...common).status, 0);
     const again = kgraph('deploy', v1, ...common, '--dry-run', '-o', 'json');
     assert.equal(again.status, 0, again.all);
+    assert.deepEqual(schemaViolations(JSON.parse(again.stdout), documentedSchema('deploy-plan')), []);
     const steps = (JSON.parse(again.stdout) as { steps: { key: string; action: string }[] }).steps;
     assert.deepEqual(
       steps.filter((s) => s.action !== 'unchanged'),
@@ -183,6 +185,7 @@ describe('kgraph deploy --dry-run is what the run does', () => {
     assert.ok(planned.prune.some((p) => p.key === `v1/Namespace//${extraNs}` && p.action === 'protected'));
     const run = kgraph('deploy', v2, ...common, '--yes', '-o', 'json');
     assert.equal(run.status, 0, run.all);
+    assert.deepEqual(schemaViolations(JSON.parse(run.stdout), documentedSchema('deploy-result')), []);
     assert.deepEqual((JSON.parse(run.stdout) as { pruned: string[] }).pruned, planPruned);
 
     await client.patch(cm(ns, 'settings'), { data: { level: 'debug' } }, { fieldManager: 'kubectl-edit' });

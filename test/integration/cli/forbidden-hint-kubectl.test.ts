@@ -1,5 +1,5 @@
 /**
- * The 403 hint's kubectl commands run as printed (issue #17 item 10; src/controller/core/rbacHint.ts):
+ * The 403 hint's kubectl commands run as printed (src/controller/core/rbacHint.ts):
  * the text a ReadForbidden condition carries is handed to a shell with the real kubectl against the
  * test control plane, `kubectl auth can-i` says no before and yes after for every verb it grants, and
  * the Graph converges. The cluster-scope form (clusterrole + clusterrolebinding) and a resource of a

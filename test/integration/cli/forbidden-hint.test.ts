@@ -2,7 +2,7 @@
 /**
  * A Graph without `spec.serviceAccountName` acts as its namespace's `default` ServiceAccount; when that
  * one may not read or write what the Graph needs, the condition message says which Role and
- * RoleBinding would fix it (issue #17 item 10) — and granting exactly what it says makes the Graph
+ * RoleBinding would fix it — and granting exactly what it says makes the Graph
  * converge, for a refused read (ReadForbidden) and for a refused write (ApplyFailed, a 403).
  */
 import assert from 'node:assert/strict';

@@ -295,7 +295,7 @@ describe('kgraph up / down', () => {
     assert.match(r.stdout, /controller handed over to a background process \(pid (\d+)/);
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'controller.pid'), 'utf8')) as { pid: number };
     assert.doesNotThrow(() => process.kill(pid, 0), 'the background controller runs after up returned');
-    // The page, served by a background process too, at the address `up` printed (issue #16's done-when).
+    // The page, served by a background process too, at the address `up` printed.
     const ui =
       /ui: (http:\/\/127\.0\.0\.1:\d+\/) {2}\(the Graphs' DAGs, live; background process (\d+)\)/.exec(
         r.stdout,

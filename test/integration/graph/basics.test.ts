@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * The Graph controller on a real API server: acceptance, templates, renames, includeWhen contagion,
- * forEach, readiness and refs (graph-semantics.md §27 items 25–27, 30–32).
+ * forEach, readiness and refs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

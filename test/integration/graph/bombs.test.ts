@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * A Graph carrying CEL bombs cannot stall the controller (issue #10 item 2): its expressions are
+ * A Graph carrying CEL bombs cannot stall the controller: its expressions are
  * charged before they run and stopped with an ExpressionError condition, and the evaluation returns to
  * the event loop between expressions, so /healthz answers and another Graph's drift is repaired while
  * the bomb Graph is being reconciled. `kgraph controller` runs as a child process (two workers).

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Graphs with the same spec share one compiled graph (issue #15 item 4): the second compile is answered
+ * Graphs with the same spec share one compiled graph: the second compile is answered
  * from the spec-hash cache with the same model under its own name and namespace; a different spec, a
  * rejected spec and an invalidation (CRD change) compile again. Against the shared control plane's
  * schemas; then two Graphs of one spec in two namespaces converge under one controller.

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * The Graph CRD on a real API server: installed and Established, and its validation rules
- * (graph-semantics.md §2) enforced at admission.
+ * (design/graph.md §2) enforced at admission.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

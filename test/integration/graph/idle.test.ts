@@ -1,5 +1,5 @@
 /**
- * An idle `kgraph controller` sleeps (issue #15, idle CPU): with nothing to reconcile, its main thread
+ * An idle `kgraph controller` sleeps (idle CPU): with nothing to reconcile, its main thread
  * wakes a few times a second, not 100 times (prom-client's event-loop-delay sampler at its default 10 ms
  * resolution did that: 0.28 s of CPU per idle minute). Counted as the main thread's voluntary context
  * switches (each a return from a wait) from /proc, for the real binary on the shared control plane.

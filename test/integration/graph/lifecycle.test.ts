@@ -2,7 +2,7 @@
 /**
  * Lifecycles on a real API server: a CRD installed after the Graph that uses it, a nested graph with a
  * capture and its deletion, a stamped child Graph, and the `kgraph controller` process killed
- * mid-convergence then replaced (graph-semantics.md §14, §22; §27 items 28, 35).
+ * mid-convergence then replaced (design/graph.md §14, §22).
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -127,7 +127,7 @@ describe('Graph controller lifecycles', () => {
             spec: {
               nodes: [
                 { id: 'base', template: cm('stamped-base', { v: '1' }) },
-                // Evaluated by the child, not the parent (§14.4).
+                // Evaluated by the child, not the parent (design/graph.md §14.4).
                 { id: 'copy', template: cm("${'${base.metadata.name}'}-copy", { v: '2' }) },
               ],
             },

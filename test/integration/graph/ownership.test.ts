@@ -2,7 +2,7 @@
 /**
  * Field ownership and writes on a real API server: patch contribution and release, status and
  * main-resource patches, two Graphs contending, drift repair, an out-of-band delete, a ServiceAccount
- * without rights and deletion order (graph-semantics.md §13, §22, §24; §27 items 29, 32–34).
+ * without rights and deletion order (design/graph.md §13, §22, §24).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -97,7 +97,7 @@ describe('Graph controller ownership', () => {
         spec: { size: 1 },
       }),
     );
-    // Someone else owns status.phase: the status patch is forced anyway (§13.2).
+    // Someone else owns status.phase: the status patch is forced anyway (design/graph.md §13.2).
     await client.applyStatus(
       {
         apiVersion: `${group}/v1`,

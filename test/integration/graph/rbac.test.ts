@@ -2,7 +2,7 @@
 /**
  * The controller running as the ServiceAccount of deploy/rbac/rbac.yaml (a real token from the
  * TokenRequest API): the least-privilege role is enough to install the CRD, watch, write Graph status
- * and finalizers, and impersonate Graph ServiceAccounts — which do the writes (§24).
+ * and finalizers, and impersonate Graph ServiceAccounts — which do the writes (design/graph.md §24).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * No confused deputy (issue 10 item 1, graph-semantics.md §24): the controller runs with deploy/'s
+ * No confused deputy (design/graph.md §24): the controller runs with deploy/'s
  * least-privilege identity, which may read every Secret; a Graph whose ServiceAccount may not read
  * Secrets refers to one — in another namespace and in its own, by name and by label selector — and
  * templates a ConfigMap carrying its password. Every such read is refused (ReadForbidden naming node,

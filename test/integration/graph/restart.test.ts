@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Zero writes after a restart (issue 10 item 3): 100 converged Graphs whose children carry what the
+ * Zero writes after a restart: 100 converged Graphs whose children carry what the
  * API server rewrites — Secret `stringData`, resource quantities in every spelling, int-or-string
  * ports, list keys and fields the server defaults, a null — are reconciled by a fresh controller
  * (empty caches, empty memory) without a single write request, asserted on its request counters.

@@ -1,5 +1,5 @@
 /**
- * The controllers' writes spare the API server its strict decoding (issue #15; src/controller/core/writeDefaults.ts):
+ * The controllers' writes spare the API server its strict decoding (src/controller/core/writeDefaults.ts):
  * they carry `fieldValidation=Ignore`, user-facing writes (`kgraph deploy`) the server's default. Observed
  * on a real API server: its audit log (a plane of this file's own, started with an audit policy) records
  * every write's request URI; and its answers, which warn about an unknown field under the default and

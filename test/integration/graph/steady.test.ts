@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * "No write when nothing changed" on a real API server (issue 6 item 4): once Graphs have converged,
+ * "No write when nothing changed" on a real API server: once Graphs have converged,
  * reconciling them again — as a resync does — makes zero write requests, asserted on the controller's
  * request counters.
  */
@@ -37,7 +37,7 @@ describe('Graph controller steady state', () => {
           ref: {
             apiVersion: 'v1',
             kind: 'ConfigMap',
-            // In the Graph's namespace: its ServiceAccount may list there, not cluster-wide (§24).
+            // In the Graph's namespace: its ServiceAccount may list there, not cluster-wide (design/graph.md §24).
             metadata: { namespace: ns, selector: { matchLabels: { feed: 'yes' } } },
           },
         },

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * What a Graph costs the API server while it converges (issue #15 item 2), asserted on the controller's
+ * What a Graph costs the API server while it converges, asserted on the controller's
  * own requests: the finalizer patch and status writes are echoes the controller does not reconcile
  * again, so a Graph whose children are ready at once converges in one reconcile with its child applies,
  * one write-ahead status (a second one only for a dependent whose identity is computed) and one final

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Permission claims on real control planes (planes.md §10, §19 scenarios 27, 30, 31, 33): a consumer
+ * Permission claims on real control planes (design/planes.md §10): a consumer
  * type the management cluster does not know (ClaimTypeUnresolved, then published once its CRD is
  * installed; a consumer cluster without the type is not served), a partial grant (the pre-check names
  * the missing verbs; a full grant lets the child in; revoking blocks writes again), a claim added by a
@@ -118,7 +118,7 @@ describe('planes: permission claims in consumer clusters', () => {
     },
   });
 
-  it('§19.27 unresolved type: ClaimTypeUnresolved without claims until the CRD exists; a cluster without the type is not served', async () => {
+  it('unresolved type: ClaimTypeUnresolved without claims until the CRD exists; a cluster without the type is not served', async () => {
     await apply(p.management.admin, GADGETS);
     const unresolved = await waitFor(
       'ClaimTypeUnresolved',
@@ -166,7 +166,7 @@ describe('planes: permission claims in consumer clusters', () => {
     await waitEntry(p, bare, 'gadgets');
   });
 
-  it('§19.30 partial grant: the pre-check names the missing verbs, a full grant lets the child in, revoking blocks writes again', async () => {
+  it('partial grant: the pre-check names the missing verbs, a full grant lets the child in, revoking blocks writes again', async () => {
     const b = await grantPublished(p, p.consumer, 'partial', { serve: true, claims: false });
     // The consumer grants configmaps with get, list and create only, in namespace `partial`.
     await apply(p.consumer.admin, {
@@ -217,7 +217,7 @@ describe('planes: permission claims in consumer clusters', () => {
     assert.equal(after?.metadata.resourceVersion, child?.metadata.resourceVersion);
   });
 
-  it('§19.31 new claim after an edit: the added Secret node waits for the re-applied claims role, the others keep converging', async () => {
+  it('new claim after an edit: the added Secret node waits for the re-applied claims role, the others keep converging', async () => {
     await grantPublished(p, p.consumer, 'editable', { serve: true, claims: ['edit'] });
     await waitEntry(p, p.consumer, 'editable');
     await apply(p.consumer.admin, instanceOf('Editable', 'e', 'edit', { name: 'e', value: 'v1' }));
@@ -262,7 +262,7 @@ describe('planes: permission claims in consumer clusters', () => {
     assert.equal(Buffer.from((secret.data as { value: string }).value, 'base64').toString(), 'v2');
   });
 
-  it('§19.33 cluster-scoped consumer kind: a ClusterRole child needs a ClusterRoleBinding of the claims role', async () => {
+  it('cluster-scoped consumer kind: a ClusterRole child needs a ClusterRoleBinding of the claims role', async () => {
     const b = await grantPublished(p, p.consumer, 'viewers', { serve: true, claims: ['scoped'] });
     assert.deepEqual((b.status as { claims: unknown }).claims, [
       {
@@ -292,7 +292,7 @@ describe('planes: permission claims in consumer clusters', () => {
     const role = await getRole();
     assert.ok(role);
     assert.equal(role.metadata.labels?.['krop.opendefense.cloud/instance-uid'], i.metadata.uid);
-    // A cluster-scoped child of a namespaced instance carries no owner reference (§13.2).
+    // A cluster-scoped child of a namespaced instance carries no owner reference (design/planes.md §13.2).
     assert.equal(role.metadata.ownerReferences, undefined);
   });
 });

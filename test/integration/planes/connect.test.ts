@@ -1,5 +1,5 @@
 /**
- * Reading a registration's kubeconfig Secret (planes.md §3.3) on the real API server: a Secret that
+ * Reading a registration's kubeconfig Secret (design/planes.md §3.3) on the real API server: a Secret that
  * does not exist, and one without the named key, are refused as KubeconfigInvalid naming the Secret
  * as every kgraph message names an object (`secret/NAME -n NS`, src/diag/objectName.ts), so the name
  * can be pasted after `kubectl get`; a Secret with the key is read.

@@ -1,12 +1,12 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The instance pass across planes on real control planes (management, host, one consumer), planes.md
- * §19: pending cross-plane data and its resolution (15–17), pending does not stop independent nodes (19),
- * a genuine CEL error is hard and still leaves a liveness record (18, §18.2–3), the stamp is runtime-only
- * (7–8), namespaces in the naming tuple (6, §18.1), per-plane keep sets (37), includeWhen flips and
- * forEach shrinks prune on their plane (35–36), foreign objects are never pruned (39), conditions survive
- * projection (51), owner references only where valid (55), and the registrar's InvalidTarget (11),
- * ExportConflict (43, §18.7) and BuildFailed for a missing explicit namespace (56).
+ * The instance pass across planes on real control planes (management, host, one consumer), design/planes.md §6,
+ * design/planes.md §7, §12, §14.1: pending cross-plane data and its resolution, pending does not stop independent nodes,
+ * a genuine CEL error is hard and still leaves a liveness record (design/planes.md §18.2, §18.3), the stamp is runtime-only,
+ * namespaces in the naming tuple (design/planes.md §18.1), per-plane keep sets, includeWhen flips and forEach shrinks
+ * prune on their plane, foreign objects are never pruned, conditions survive projection, owner
+ * references only where valid, and the registrar's InvalidTarget, ExportConflict (design/planes.md §18.7) and
+ * BuildFailed for a missing explicit namespace.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -106,7 +106,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     finish: () => apply(p.consumer.admin, demo('ns-a', { names: ['x', 'y', 'z'] })),
   });
 
-  it('pends on cross-plane data without stopping independent nodes (§19.15, 19, 46)', async () => {
+  it('pends on cross-plane data without stopping independent nodes', async () => {
     const agentName = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
     const i = await eventually('Progressing with the provider child applied', async () => {
       const o = await inst();
@@ -135,7 +135,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.ok(Date.now() - Date.parse(data.lastReconciled ?? '') < 60_000);
   });
 
-  it('resolves once the provider status appears; renamed children resolve in CEL (§19.16–17)', async () => {
+  it('resolves once the provider status appears; renamed children resolve in CEL', async () => {
     const agentName = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
     // Another controller fulfils the request on the provider plane.
     await p.management.admin.apply(
@@ -161,7 +161,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.equal(cond(i, 'Progressing')?.reason, 'Reconciled');
   });
 
-  it('keeps conditions stable across ready passes and reports observedGeneration (§19.51)', async () => {
+  it('keeps conditions stable across ready passes and reports observedGeneration', async () => {
     const first = cond(await inst(), 'Ready');
     await new Promise((r) => setTimeout(r, 2_500)); // two heartbeats
     const o = await inst();
@@ -172,7 +172,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.equal((o?.status as { agentToken?: string } | undefined)?.agentToken, 'tok-42');
   });
 
-  it('stamps the cluster ID at runtime only (§19.7–8)', async () => {
+  it('stamps the cluster ID at runtime only', async () => {
     assert.equal(
       ((await cget('demo-independent'))?.data as Record<string, string> | undefined)?.cluster,
       p.clusterId,
@@ -197,7 +197,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.equal(o?.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'], 'bogus');
   });
 
-  it('same-named instances in two namespaces get distinct provider objects (§19.6, §18.1)', async () => {
+  it('same-named instances in two namespaces get distinct provider objects (design/planes.md §18.1)', async () => {
     const a = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap');
     const b = qualifiedName(p.clusterId, 'ns-b', 'demo', 'demo-agent', 'ConfigMap');
     assert.notEqual(a, b);
@@ -210,13 +210,13 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.notEqual(ia?.metadata.uid, ib?.metadata.uid);
   });
 
-  it('keeps a provider and a host child of the same template identity apart (§19.37)', async () => {
+  it('keeps a provider and a host child of the same template identity apart', async () => {
     const twin = await hget('demo-agent');
     assert.deepEqual(twin?.data, { twin: 'host' });
     assert.ok(await pget(qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
   });
 
-  it('sets owner references only where Kubernetes accepts them (§19.55)', async () => {
+  it('sets owner references only where Kubernetes accepts them', async () => {
     const i = await inst();
     const same = await cget('demo-token');
     assert.deepEqual(
@@ -229,7 +229,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.equal(other.metadata.labels?.['krop.opendefense.cloud/instance-uid'], i?.metadata.uid);
   });
 
-  it('prunes an includeWhen flip and a forEach shrink on their planes, never foreign objects (§19.35–36, 39)', async () => {
+  it('prunes an includeWhen flip and a forEach shrink on their planes, never foreign objects', async () => {
     const gated = qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-gated', 'ConfigMap');
     assert.ok(await pget(gated));
     assert.ok(await hget('demo-z'));
@@ -263,7 +263,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.ok(await pget(qualifiedName(p.clusterId, 'ns-a', 'demo', 'demo-agent', 'ConfigMap')));
   });
 
-  it('a genuine CEL error is hard: ExpressionError, state ERROR, and a liveness record (§19.18, §18.2–3)', async () => {
+  it('a genuine CEL error is hard: ExpressionError, state ERROR, and a liveness record (design/planes.md §18.2–3)', async () => {
     await apply(p.consumer.admin, {
       apiVersion: AV,
       kind: 'Broken',
@@ -287,7 +287,7 @@ describe('planes: the instance pass across management, host and a consumer', () 
     assert.ok(rec, 'an erroring first pass still leaves a liveness record');
   });
 
-  it('the registrar: InvalidTarget at the CRD, ExportConflict for the newer blueprint, BuildFailed (§19.11, 43, 56)', async () => {
+  it('the registrar: InvalidTarget at the CRD, ExportConflict for the newer blueprint, BuildFailed', async () => {
     await assert.rejects(
       apply(
         p.management.admin,

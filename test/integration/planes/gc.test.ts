@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Garbage collection across planes with an injected clock (planes.md §13, §19 scenarios 48–50, 53–54):
+ * Garbage collection across planes with an injected clock (design/planes.md §13):
  * startup grace, corrupt records, live instances kept, a revoked serving grant swept (the other consumer
  * keeps everything), an unreachable consumer never swept, a changed cluster identity stops serving, and
  * deleting a ConsumerCluster cleans up its provider and host children through its finalizer.
@@ -111,7 +111,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     },
   });
 
-  it('sweeps nothing during the startup grace, even when every record is stale (§19.49)', async () => {
+  it('sweeps nothing during the startup grace, even when every record is stale', async () => {
     const s = p.controller.sweeper.withClock(later, new Date(later().getTime() - 1_000));
     const report = await s.sweep();
     assert.equal(report.decisions.size, 0);
@@ -119,7 +119,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     assert.ok(await prov(0));
   });
 
-  it('keeps live instances and skips corrupt records without deleting them (§19.50)', async () => {
+  it('keeps live instances and skips corrupt records without deleting them', async () => {
     await apply(p.management.admin, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -155,7 +155,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     assert.ok(await prov(1));
   });
 
-  it('a revoked serving grant stops reconciles; the stale record is swept, the other consumer keeps everything (§19.48)', async () => {
+  it('a revoked serving grant stops reconciles; the stale record is swept, the other consumer keeps everything', async () => {
     const c = p.consumers[0] as Consumer;
     await c.admin.delete({
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -174,7 +174,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
       },
       30_000,
     );
-    // §13.4, leader only: a sweeper whose Lease is not held, or that was given no authority at all,
+    // design/planes.md §13.4, leader only: a sweeper whose Lease is not held, or that was given no authority at all,
     // refuses and deletes nothing; the same sweeper sweeps once it leads.
     let leading = false;
     const byLease = sweeper().withAuthority({ isLeader: () => leading });
@@ -199,7 +199,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     assert.ok(await hostObj(1));
   });
 
-  it('an unreachable consumer is never swept (§19.53), a changed identity stops serving (§19.54)', async () => {
+  it('an unreachable consumer is never swept, a changed identity stops serving', async () => {
     const c = p.consumers[1] as Consumer;
     const secret = {
       apiVersion: 'v1',
@@ -289,7 +289,7 @@ describe('planes: liveness records, the sweeper and deregistration', () => {
     );
   });
 
-  it('deleting a ConsumerCluster cleans up its provider and host children through its finalizer (§13.5)', async () => {
+  it('deleting a ConsumerCluster cleans up its provider and host children through its finalizer (design/planes.md §13.5)', async () => {
     const c = p.consumers[1] as Consumer;
     await eventually(
       'verified again',

@@ -1,5 +1,5 @@
 /**
- * The seed's worked example across real control planes (issue #14 "Done when"): the HostedDatabase
+ * The seed's worked example across real control planes: the HostedDatabase
  * blueprint served in three consumer clusters with instances of the same name. Two consumers granted
  * the serving and claims roles: each converges with its VPC read (consumer), its Deployment on the
  * shared host (prefixed with its cluster ID), its registration in the management cluster (qualified
@@ -143,7 +143,7 @@ describe('planes: HostedDatabase across management, host and three consumer clus
       assert.equal(st.endpoint, `${id}-db.databases.svc.cluster.local`);
       assert.equal(st.vpcID, `vpc-${i + 1}`);
       assert.equal(st.state, 'ACTIVE');
-      // §8: the stamp is runtime-only.
+      // design/planes.md §8: the stamp is runtime-only.
       assert.equal(inst.metadata.annotations?.['krop.opendefense.cloud/consumer-cluster'], undefined);
 
       // Host: the template name, GC labels, the VPC id read from the consumer.

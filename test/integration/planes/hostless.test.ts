@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Without `--host-kubeconfig` the host plane does not exist and host nodes fail closed (planes.md §5.4,
- * §19.12): the node and its dependents are not processed, independent nodes are, the pass is incomplete
+ * Without `--host-kubeconfig` the host plane does not exist and host nodes fail closed (design/planes.md §5.4):
+ * the node and its dependents are not processed, independent nodes are, the pass is incomplete
  * so nothing is pruned, and the instance shows Ready=False/TargetUnavailable naming the applier (template)
  * or the reader (externalRef). Two real control planes: management and one consumer.
  */

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The instance finalizer and liveness records on real control planes (planes.md §11, §13.3, §18.2,
- * §19 scenarios 44 and 47): the first reconcile of an instance only adds kgraph's finalizer, nothing is
+ * The instance finalizer and liveness records on real control planes (design/planes.md §11, §13.3, §18.2):
+ * the first reconcile of an instance only adds kgraph's finalizer, nothing is
  * applied on any plane before it exists; an instance whose consumer write keeps being refused (an
  * admission policy in the consumer cluster) keeps refreshing its liveness record past StaleAfter, so
  * the sweeper, running on short timings, deletes nothing.
@@ -116,7 +116,7 @@ describe('planes: the instance finalizer and liveness records', () => {
     grants: ['refused'],
   });
 
-  it('§19.44 finalizer before the first apply: the first reconcile only adds the finalizer, children come with the next pass', async () => {
+  it('finalizer before the first apply: the first reconcile only adds the finalizer, children come with the next pass', async () => {
     // `first` is published but not served here (its serving role is not granted), so no serving loop
     // races the reconciles this test drives itself, with the consumer's admin credentials.
     await waitPublished(p, 'first');
@@ -166,7 +166,7 @@ describe('planes: the instance finalizer and liveness records', () => {
     assert.ok(await record(created.metadata.uid ?? ''));
   });
 
-  it('§19.47 liveness on error: the refused consumer write keeps the record fresh past StaleAfter, the sweeper deletes nothing', async () => {
+  it('liveness on error: the refused consumer write keeps the record fresh past StaleAfter, the sweeper deletes nothing', async () => {
     await apply(p.consumer.admin, instanceOf('Refused', 'r', NS, { name: 'r' }));
     const failing = await waitFor(
       'ApplyFailed',

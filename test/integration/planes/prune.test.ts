@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Reads and pruning across planes on real control planes (planes.md §6.1, §12, §19 scenarios 24, 34,
- * 38): an externalRef collection observes exactly the matching objects, an empty match is an empty
+ * Reads and pruning across planes on real control planes (design/planes.md §6.1, §12):
+ * an externalRef collection observes exactly the matching objects, an empty match is an empty
  * list (not pending) and a LIST error is a hard error; an incomplete pass deletes nothing on any plane;
  * a GVK dropped from a live blueprint is still reached through the stored union by the prune of a
  * complete pass, by the finalizer and by the sweeper.
@@ -138,7 +138,7 @@ describe('planes: reads and pruning across planes', () => {
     grants: ['collect', 'hostlist', 'keep', 'drop'],
   });
 
-  it('§19.24 external collection: exactly the matching objects, an empty match is an empty list, a LIST error is hard', async () => {
+  it('external collection: exactly the matching objects, an empty match is an empty list, a LIST error is hard', async () => {
     for (const [name, tier] of [
       ['s1', 'shared'],
       ['s2', 'shared'],
@@ -180,7 +180,7 @@ describe('planes: reads and pruning across planes', () => {
     assert.equal(await cget('l-after'), undefined);
   });
 
-  it('§19.34 prune only after a complete pass: a pending dependency deletes neither the provider nor the consumer child', async () => {
+  it('prune only after a complete pass: a pending dependency deletes neither the provider nor the consumer child', async () => {
     await apply(p.consumer.admin, cmT('k-dep', { v: 'one' }, NS));
     await apply(p.consumer.admin, instanceOf('Keep', 'k', NS, { name: 'k' }));
     await waitFor('k Ready', () => inst('Keep', 'k'), readyReason('Ready'));
@@ -196,7 +196,7 @@ describe('planes: reads and pruning across planes', () => {
     assert.deepEqual((await cget('k-b'))?.data, { from: 'one' }, 'consumer child B kept');
   });
 
-  it('§19.38 dropped GVK: prune, the finalizer and the sweeper reach the old children through the stored union', async () => {
+  it('dropped GVK: prune, the finalizer and the sweeper reach the old children through the stored union', async () => {
     // `one` completes; `two` and `three` pend on their missing dependency (no prune for them).
     await apply(p.consumer.admin, cmT('one-dep', { v: '1' }, NS));
     const uids = new Map<string, string>();

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Least privilege (planes.md §16): the planes controller runs as the `kgraph-controller` ServiceAccount
+ * Least privilege (design/planes.md §16): the planes controller runs as the `kgraph-controller` ServiceAccount
  * of the management cluster holding only deploy/planes/rbac.yaml (a token, not an admin kubeconfig),
  * and as a host ServiceAccount holding only the host-target kind of the example (Deployments). The
  * HostedDatabase example converges on all three planes; a blueprint routing a kind outside those

@@ -1,5 +1,5 @@
 /**
- * `kgraph rbac <blueprint> --cluster NAME` (planes.md §10.2) against a real management cluster: the
+ * `kgraph rbac <blueprint> --cluster NAME` (design/planes.md §10.2) against a real management cluster: the
  * subject of the bindings is read from the live ConsumerCluster's `status.identity` (written here as
  * admin through the status subresource, as the planes controller writes it); a registration that does
  * not exist, or has no identity yet, is refused with a message that says what to do. The CLI itself

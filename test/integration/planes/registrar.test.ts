@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Schema evolution and withdrawal on real control planes (planes.md §14, §19 scenarios 40–42): a spec
+ * Schema evolution and withdrawal on real control planes (design/planes.md §14): a spec
  * edit restarts serving exactly once and existing children follow without a process restart, an
  * unchanged resync restarts nothing; starting is idempotent, a loop whose instance API vanished ends
  * and the next resync serves again, an old generation never removes a newer one; deleting a blueprint
@@ -71,7 +71,7 @@ describe('planes: schema evolution and withdrawal', () => {
     },
   });
 
-  it('§19.40 change-detected restart: one restart per edit (1 → 2), the child follows, an unchanged resync keeps 2', async () => {
+  it('change-detected restart: one restart per edit (1 → 2), the child follows, an unchanged resync keeps 2', async () => {
     assert.equal(p.controller.serveStarts.get('evolve'), 1);
     const before = await p.management.admin.get(BP('evolve'));
     const oldHash = (before.status as { observedSpecHash: string }).observedSpecHash;
@@ -104,7 +104,7 @@ describe('planes: schema evolution and withdrawal', () => {
     assert.equal(p.controller.registrar.publishCount.get('evolve'), 2);
   });
 
-  it('§19.41 idempotent start and self-heal: a second start is a no-op, a crashed loop is restarted, an old generation never removes a newer one', async () => {
+  it('idempotent start and self-heal: a second start is a no-op, a crashed loop is restarted, an old generation never removes a newer one', async () => {
     const key = `crashy|${p.consumer.name}`;
     const first = p.controller.loops.get(key);
     assert.ok(first);
@@ -147,7 +147,7 @@ describe('planes: schema evolution and withdrawal', () => {
     assert.equal(p.controller.serveStarts.get('crashy'), 2);
   });
 
-  it('§19.42 withdrawal: deleting the blueprint stops serving, releases instances, leaves CRDs and data; the sweeper reclaims provider and host children', async () => {
+  it('withdrawal: deleting the blueprint stops serving, releases instances, leaves CRDs and data; the sweeper reclaims provider and host children', async () => {
     const inst = await getObj(p.consumer.admin, AV, 'Evolve', 'e', NS);
     assert.ok(inst?.metadata.finalizers?.includes('krop.opendefense.cloud/gc'));
     assert.ok(inst);

@@ -1,5 +1,5 @@
 /**
- * Several real control planes in one test process (planes.md §19): the management cluster (blueprints,
+ * Several real control planes in one test process: the management cluster (blueprints,
  * registrations, provider children), a host cluster, and consumer clusters, each a `kube-testenv`
  * without workloads. Consumers reach kgraph with a ServiceAccount token of their own (`kgraph` in
  * `kgraph-consumer`), which holds only what the consumer grants from the generated roles.
@@ -104,7 +104,7 @@ export async function registerConsumer(
 }
 
 /**
- * The consumer grants the generated roles to kgraph's identity (§10.2): the serving role always, the
+ * The consumer grants the generated roles to kgraph's identity (design/planes.md §10.2): the serving role always, the
  * claims role when `claims` (cluster-wide, or per namespace with RoleBindings).
  */
 export async function grant(
@@ -153,7 +153,7 @@ export async function startController(p: Planes, opts: ControllerOptions = {}): 
     namespace: CONTROLLER_NS,
     ...(opts.now ? { now: opts.now } : {}),
     timings: { ...FAST, ...(opts.timings ?? {}) },
-    // One controller per test file: it may sweep (§13.4; sweeper.test.ts covers the refusals).
+    // One controller per test file: it may sweep (design/planes.md §13.4; sweeper.test.ts covers the refusals).
     sweepAuthority: opts.sweepAuthority ?? { singleReplica: true },
     log: process.env.KGRAPH_TEST_LOG_FILE
       ? pino(
@@ -424,7 +424,7 @@ export async function clusterIdOf(p: Planes, c: Consumer): Promise<string> {
   return (o.spec as { clusterID: string }).clusterID;
 }
 
-/** A consumer cluster's per-blueprint serving entries (§3.3.1 status.blueprints). */
+/** A consumer cluster's per-blueprint serving entries (design/planes.md §3.3.1 status.blueprints). */
 export interface ServeEntry {
   name: string;
   served: boolean;

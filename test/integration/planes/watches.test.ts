@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Child watches (planes.md §11.1) on real control planes (management, host, one consumer), with the
+ * Child watches (design/planes.md §11.1) on real control planes (management, host, one consumer), with the
  * heartbeat and the resync set to 10 minutes so that nothing but a watch event can requeue the
- * instance: a provider child's status reaching the consumer child (§19.15–16 through a watch), a host
+ * instance: a provider child's status reaching the consumer child (through a watch), a host
  * child drifted and deleted out of band, a consumer child deleted, and an externalRef edited, each
  * repaired or propagated within seconds. The latencies are printed (`watch latency …`).
  */
@@ -53,7 +53,7 @@ async function latency(what: string, act: () => Promise<unknown>, probe: () => P
   return ms;
 }
 
-describe('planes: child watches requeue instances without the heartbeat (§11.1)', () => {
+describe('planes: child watches requeue instances without the heartbeat (design/planes.md §11.1)', () => {
   let agentName = '';
   const cget = (name: string) => getObj(p.consumer.admin, 'v1', 'ConfigMap', name, 'ns-w');
   const hget = (name: string) => getObj(p.host.admin, 'v1', 'ConfigMap', name, 'default');
@@ -93,7 +93,7 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     },
   });
 
-  it('a provider child status reaches the consumer child from a watch event (§19.15–16)', async () => {
+  it('a provider child status reaches the consumer child from a watch event', async () => {
     assert.equal(await cget('demo-token'), undefined);
     const before = p.controller.childWatches.events;
     await latency(
@@ -174,7 +174,7 @@ describe('planes: child watches requeue instances without the heartbeat (§11.1)
     );
   });
 
-  it('metrics: requests per plane and instances per blueprint, counting (issue #14 item 6)', async () => {
+  it('metrics: requests per plane and instances per blueprint, counting', async () => {
     const series = async (): Promise<Map<string, number>> =>
       new Map(
         (await p.controller.renderMetrics())

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Custom instance conditions (graph-semantics.md §20.3, kro's `runtime` library) on a plane that runs
+ * Custom instance conditions (design/rgd.md §20.3, kro's `runtime` library) on a plane that runs
  * workloads: the author's conditions replace the four built-ins on the wire, `runtime.condition(schema,
  * 'ResourcesReady')` reads the built-in computed for the same pass, and both follow the real
  * Deployment's availability (scaled from 0 to 1 through the instance spec).

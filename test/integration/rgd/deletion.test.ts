@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Instance deletion (graph-semantics.md §22.2): children go in waves by descending apply order, each wave
+ * Instance deletion (design/graph.md §22.2): children go in waves by descending apply order, each wave
  * completely gone (finalizers included) before the next starts; the instance keeps `kro.run/finalizer`
  * (state DELETING) until every child is gone.
  */

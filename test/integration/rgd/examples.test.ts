@@ -10,12 +10,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { formatInstance } from '../../../src/cli/commands/get.ts';
+import { formatInstance, toJsonView } from '../../../src/cli/commands/get.ts';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { inspectInstance } from '../../../src/controller/rgd/inspect.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { dedicatedControlPlane, uniqueName } from '../../support/controlPlane.ts';
+import { documentedSchema, schemaViolations } from '../../support/jsonSchema.ts';
 import {
   applyInstance,
   applyRgd,
@@ -149,9 +150,15 @@ describe('kro examples', () => {
     const platform = await getRgd(client, 'platform');
     const inst = observed.find((o) => o.kind === 'Platform');
     assert.ok(platform && inst);
-    const text = formatInstance(
-      await inspectInstance(client, platform, { ...inst, apiVersion: 'kro.run/v1alpha1', kind: 'Platform' }),
-    );
+    const view = await inspectInstance(client, platform, {
+      ...inst,
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'Platform',
+    });
+    // `-o json` prints what docs/cli/get.md documents (JSON.stringify drops absent fields, as the command does).
+    const json = JSON.parse(JSON.stringify([toJsonView(view)])) as unknown;
+    assert.deepEqual(schemaViolations(json, documentedSchema('get')), []);
+    const text = formatInstance(view);
     // kubectl's names: the instance with -n, its children in that namespace without.
     assert.match(text, new RegExp(`^platform\\.kro\\.run/payments -n ${ns} {2}ACTIVE`));
     assert.match(text, /app {2}ready/);

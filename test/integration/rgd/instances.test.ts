@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * RGD instances on a real API server (graph-semantics.md §20–§23): convergence with the status projected,
+ * RGD instances on a real API server (design/rgd.md §20, design/graph.md §21–§23): convergence with the status projected,
  * defaults, the stamped labels, pruning on includeWhen and forEach, externalRef, a spec edit, suspension.
  */
 import assert from 'node:assert/strict';
@@ -115,7 +115,7 @@ describe('RGD instances', () => {
     assert.equal(config.metadata.annotations?.['internal.kro.run/apply-order'], '1');
     assert.equal(config.metadata.annotations?.['internal.kro.run/node-path'], 'config');
     assert.ok((config.metadata.managedFields ?? []).some((m) => m.manager === 'kro.run/applyset'));
-    // The instance is the ApplySet parent (§23.3).
+    // The instance is the ApplySet parent (design/graph.md §23.3).
     assert.equal(inst.metadata.labels?.['applyset.kubernetes.io/id'], id);
     assert.equal(inst.metadata.labels?.['kro.run/resource-graph-definition-name'], 'app');
     assert.equal(inst.metadata.annotations?.['applyset.kubernetes.io/contains-group-kinds'], 'ConfigMap');

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * What the RGD controller keeps in memory (issue #15): its informer caches hold slimmed objects
+ * What the RGD controller keeps in memory: its informer caches hold slimmed objects
  * (src/controller/rgd/caches.ts) and the reconciler still converges, skips no-op writes and repairs
  * drift from them; the per-instance structures are emptied when instances are deleted and when their
  * RGD stops being served; and the compiler's slim OpenAPI documents generate the same CRD.

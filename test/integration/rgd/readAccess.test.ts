@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * RGD instances read and write as the RGD's ServiceAccount (issue 10 item 1, last part; docs/rgd.md
+ * RGD instances read and write as the RGD's ServiceAccount (docs/rgd.md
  * "Trust model"). The RGD controller runs as the cluster admin, which may read every Secret. An RGD whose
  * instances run as `app` (spec.defaultServiceAccounts) has an externalRef to a Secret in team-b and a
  * ConfigMap template carrying its password: the read is refused (ReadForbidden naming node, verb and

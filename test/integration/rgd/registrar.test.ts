@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The RGD registrar on a real API server (graph-semantics.md §19, §21.2): the generated CRD, its
+ * The RGD registrar on a real API server (design/rgd.md §19, design/graph.md §21.2): the generated CRD, its
  * conditions and status, breaking-change protection, one RGD per CRD, drift of the CRD, invalid RGDs.
  */
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * What an RGD instance costs the API server while it converges (issue #15 item 2), asserted on the
- * controller's own write requests: the instance's parent metadata (§23.3 labels, the finalizer and the
- * ApplySet inventory of §22.2 step 2) goes out in one apply before the first child, each child once,
+ * What an RGD instance costs the API server while it converges, asserted on the
+ * controller's own write requests: the instance's parent metadata (design/graph.md §23.3 labels, the finalizer and the
+ * ApplySet inventory of design/graph.md §22.2 step 2) goes out in one apply before the first child, each child once,
  * and the status once — children + 2, also when a dependent child renders only in a later pass.
  */
 import assert from 'node:assert/strict';
@@ -82,7 +82,7 @@ describe('RGD instance writes while converging', () => {
     assert.equal(main.length, 1, `parent metadata writes: ${JSON.stringify(mine)}`);
     assert.equal(status.length, 1, `status writes: ${JSON.stringify(mine)}`);
     assert.equal(mine.length, children.length + 2, JSON.stringify(mine));
-    // The parent write came before any child, and it carried everything §22.2 and §23.3 ask for.
+    // The parent write came before any child, and it carried everything design/graph.md §22.2 and §23.3 ask for.
     assert.equal(mine[0]?.what, 'main', JSON.stringify(mine));
     const inst = await getInstance(client, f, 'WriteCount', 'wa');
     assert.ok(inst?.metadata.finalizers?.includes('kro.run/finalizer'), 'the finalizer is set');

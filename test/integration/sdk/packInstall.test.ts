@@ -1,5 +1,5 @@
 /**
- * The SDK outside this repository (issue #17 item 4, #15 item 3): `npm pack` the repository (its
+ * The SDK outside this repository: `npm pack` the repository (its
  * `prepare` script builds dist/), install the tarball as a user would, and in a fresh ESM project
  * (`"type": "module"`) and a fresh CommonJS one (`npm init -y`) compile a package with the
  * consumer's own `tsc` against the shipped `.d.ts`, then run the installed `kgraph synth` on it.

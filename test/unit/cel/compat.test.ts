@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { baseEnvironment, check, evaluateSource, toJson } from '../../../src/cel/index.ts';
 
 /**
- * CEL cases where kgraph was observed to differ from kro (issue #13), with kro's verdict: `value` is the
+ * CEL cases where kgraph was observed to differ from kro, with kro's verdict: `value` is the
  * JSON result kro's environment gives, `rejects` the phase in which kro fails (check = type-check,
  * eval = evaluation). Every row asserts kgraph gives the same verdict.
  */
@@ -110,7 +110,7 @@ function kgraph(expr: string): { value: unknown } | { rejects: 'check' | 'eval';
   return { value: toJson(r.value.value) };
 }
 
-describe('CEL compatibility with kro (issue #13)', () => {
+describe('CEL compatibility with kro', () => {
   for (const c of CASES) {
     it(`item ${c.item}: ${c.expr}`, () => {
       const got = kgraph(c.expr);

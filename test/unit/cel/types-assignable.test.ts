@@ -21,7 +21,7 @@ function mismatch(r: Assignability) {
   return r;
 }
 
-describe('isAssignable: §17.2 rules', () => {
+describe('isAssignable: design/graph.md §17.2 rules', () => {
   const reg = new SchemaTypeRegistry();
 
   it('rule 1: identical CEL types are assignable', () => {

@@ -349,7 +349,7 @@ describe('SchemaTypeRegistry: registration in a cel-js Environment', () => {
   });
 });
 
-describe('typeless x-kubernetes-preserve-unknown-fields (issue #13 item 10)', () => {
+describe('typeless x-kubernetes-preserve-unknown-fields', () => {
   const crd = (): OpenApiSchema => ({
     type: 'object',
     properties: {

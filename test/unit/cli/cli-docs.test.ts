@@ -1,5 +1,5 @@
 /**
- * The command pages (docs/cli/*.md, issue #17 item 13) say what the commands print: every `--help`
+ * The command pages (docs/cli/*.md) say what the commands print: every `--help`
  * block and every example's output is the real binary's, run again here (scripts/cli-docs.ts; offline,
  * a few seconds), and every command has a page, listed in docs/cli.md's index.
  */

@@ -1,4 +1,4 @@
-/** Cluster errors name the kubeconfig, the context and the server, and say what to do (issue #17 item 7). */
+/** Cluster errors name the kubeconfig, the context and the server, and say what to do. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the fixtures hold kgraph ${…} expressions
 /**
- * Diagnostics polish (issue #17 item 10), through the real binary: "did you mean" for field names and
+ * Diagnostics polish, through the real binary: "did you mean" for field names and
  * SimpleSchema types, one code and no doubled text per message, a KG code for every missing file
  * (without Node's ENOENT wording, our source paths or a stack), one `file:line:col - severity`
  * format, and `crd` failing for an RGD that does not compile.

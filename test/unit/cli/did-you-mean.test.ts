@@ -1,4 +1,4 @@
-/** "Did you mean" (issue #17 item 10): the closest known name for a misspelt node id, via the real binary. */
+/** "Did you mean": the closest known name for a misspelt node id, via the real binary. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * `kgraph graph` pictures (issue #17 item 11), through the real binary: in `-o svg` no edge label
+ * `kgraph graph` pictures, through the real binary: in `-o svg` no edge label
  * runs into a node, includeWhen / forEach / readyWhen nodes are marked and a legend explains the
  * marks; `-o json` is the documented graph document (docs/cli.md), not the compiler's model.
  */

@@ -1,5 +1,5 @@
 /**
- * Start fast (issue #15 item 3): each command's module is imported only when that command runs, and
+ * Start fast: each command's module is imported only when that command runs, and
  * a module that fails to load breaks only its own command — in-process with made-up modules, and
  * through the real binary on this checkout's sources (never a dist/ an earlier build left).
  */

@@ -1,5 +1,5 @@
 /**
- * Written by hand what a library does (issue #17 item 14), and docs the code points at (the completion
+ * Written by hand what a library does, and docs the code points at (the completion
  * command's "see docs/cli.md" named a missing page): checks over the sources.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** kubectl manners (issue #17 item 8): --version and version, shell completion, one duration syntax, NO_COLOR. */
+/** kubectl manners: --version and version, shell completion, one duration syntax, NO_COLOR. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

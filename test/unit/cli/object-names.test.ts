@@ -1,5 +1,5 @@
 /**
- * Objects are named as kubectl names them (issue #17 item 8): `kind.group/name` with the core group
+ * Objects are named as kubectl names them: `kind.group/name` with the core group
  * omitted, the namespace as `-n ns` or a NAMESPACE column; `kgraph get`'s instance tree too.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the blueprint text holds kgraph ${…} expressions
 /**
- * `kgraph rbac` (planes.md §10.2), offline: the seed's HostedDatabase blueprint gives the serving role,
+ * `kgraph rbac` (design/planes.md §10.2), offline: the seed's HostedDatabase blueprint gives the serving role,
  * the claims role with one rule per claim (configmaps written, vpcs read only) and the bindings to the
  * subject; refusals for a bad subject, an unresolvable consumer type, and RoleBindings asked for a
  * cluster-scoped claim.

@@ -1,4 +1,4 @@
-/** `kgraph render` for pipes (issue #17 item 9): -o manifests, no folding, required fields named. */
+/** `kgraph render` for pipes: -o manifests, no folding, required fields named. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** `npm test` ends with its pass/fail summary, after the control-plane log it prints on failure (issue #17 item 12). */
+/** `npm test` ends with its pass/fail summary, after the control-plane log it prints on failure. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

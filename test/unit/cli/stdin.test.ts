@@ -1,5 +1,5 @@
 /**
- * `-f -` and `-` read standard input (issue #17 item 8), as kubectl does: validate, render and crd,
+ * `-f -` and `-` read standard input, as kubectl does: validate, render and crd,
  * through the real binary; diagnostics name the input `<stdin>`.
  */
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-/** `kgraph synth --out-dir` removes what it wrote before and nothing else; `-o` is a format (issue #17 items 2, 8). */
+/** `kgraph synth --out-dir` removes what it wrote before and nothing else; `-o` is a format. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `kgraph up`'s wait for RGD instances, without a terminal (issue #17 item 8): one line per change of
+ * `kgraph up`'s wait for RGD instances, without a terminal: one line per change of
  * an instance's state, kubectl-style names, and a heartbeat naming what is still awaited when nothing
  * changes. The client is a stub answering reads from a script: no API server is involved.
  */

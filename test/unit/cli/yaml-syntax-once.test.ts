@@ -1,5 +1,5 @@
 /**
- * A YAML syntax error is reported once, at its cause (issue #17 item 10), through the real binary: a tab
+ * A YAML syntax error is reported once, at its cause, through the real binary: a tab
  * used as indentation used to bring three more errors the parser made up after it (a block sequence as
  * a key, a multi-line key, a key without a value), and an unclosed quote was reported where the string
  * it swallowed ended (the end of the file) instead of at the opening quote.
@@ -45,10 +45,9 @@ describe('YAML syntax errors: one report, at the cause', () => {
   it('an unclosed single quote in a sequence, in JSON: one located error', () => {
     const r = validate(`${head}  name: shop\nspec:\n  nodes:\n    - id: 'cm\n    - id: b\n`, '-o', 'json');
     assert.equal(r.status, 1);
-    const report = JSON.parse(r.stdout) as {
-      objects: { diagnostics: { code: string; message: string; line: number; column: number }[] }[];
-    };
-    const all = report.objects.flatMap((o) => o.diagnostics);
+    type Entry = { diagnostics: { code: string; message: string; line: number; column: number }[] };
+    const report = JSON.parse(r.stdout) as { files: Entry[]; objects: Entry[] };
+    const all = [...report.files, ...report.objects].flatMap((o) => o.diagnostics);
     assert.deepEqual(
       all.map((d) => [d.code, d.line, d.column]),
       [['KG2001', 7, 11]],

@@ -1,4 +1,4 @@
-/** Plain deploy progress: kubectl-style names, one line per state change, a heartbeat while waiting (issue #17 item 8). */
+/** Plain deploy progress: kubectl-style names, one line per state change, a heartbeat while waiting. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeployEvent, DeployResult } from '../../../src/deploy/deployer.ts';

@@ -1,5 +1,5 @@
 /**
- * `kgraph deploy DIR` reads what `kgraph synth --out-dir` wrote through its record (issue #17 items 2, 14):
+ * `kgraph deploy DIR` reads what `kgraph synth --out-dir` wrote through its record:
  * the recorded files in the recorded order (so the waves are those of deploying the package), a
  * missing recorded file refused before anything is applied, a manifest synth did not write left out
  * with a warning, a file edited by hand deployed with a warning; a directory without a record is read

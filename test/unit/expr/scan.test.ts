@@ -156,7 +156,7 @@ describe('scanValue: braces and string literals', () => {
     assert.deepEqual(sources("${var'\\'}'}"), ["var'\\'}'"]);
   });
 
-  it('${ inside a string literal is text (quoting layers, §14.4)', () => {
+  it('${ inside a string literal is text (quoting layers, design/graph.md §14.4)', () => {
     assert.deepEqual(sources("${'${quota.metadata.name}'}-copy"), ["'${quota.metadata.name}'"]);
     assert.deepEqual(sources('${"${VAR}"}'), ['"${VAR}"']);
     assert.deepEqual(sources('${"${\'${x}\'}"}'), ['"${\'${x}\'}"']);

@@ -42,7 +42,7 @@ describe('compileTemplate', () => {
     assert.equal(evaluate(t.compiled.cel), '${quota.metadata.name}-copy');
   });
 
-  it('each quoting layer is peeled by one evaluation (parent → child → grandchild, §14.4)', () => {
+  it('each quoting layer is peeled by one evaluation (parent → child → grandchild, design/graph.md §14.4)', () => {
     const evalValue = (value: string, vars: Record<string, unknown>): string => {
       const r = scanValue(value);
       if (!r.ok) assert.fail(r.diagnostic.message);

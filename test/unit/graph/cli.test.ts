@@ -48,18 +48,23 @@ describe('kgraph validate', () => {
   test('exit 0 on the seeds directory: CRD documents among the inputs are schema sources', () => {
     const r = kgraph('validate', join(fixtures, 'seeds'), '-o', 'json');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const out = JSON.parse(r.stdout) as { objects: { kind: string; accepted: boolean }[] };
-    const graphs = out.objects.filter((o) => o.kind !== '');
-    assert.equal(graphs.length, 7);
-    assert.ok(out.objects.every((o) => o.accepted));
+    const out = JSON.parse(r.stdout) as {
+      files: { accepted: boolean; diagnostics: { severity: string }[] }[];
+      objects: { kind: string; accepted: boolean }[];
+    };
+    // Every entry of objects is a document: the seeds' file-level warnings are in files.
+    assert.equal(out.objects.length, 7);
+    assert.ok(out.objects.every((o) => o.kind !== '' && o.accepted));
+    assert.ok(out.files.every((f) => f.accepted && f.diagnostics.every((d) => d.severity !== 'error')));
   });
 
-  test('exit 1 and the JSON shape of issue 4 on an invalid file', () => {
+  test('exit 1 and the JSON shape (docs/cli/validate.md) on an invalid file', () => {
     const file = join(fixtures, 'invalid/cycles.yaml');
     const r = kgraph('validate', file, '-o', 'json');
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout) as unknown;
     assert.deepEqual(out, {
+      files: [],
       objects: [
         {
           file,
@@ -140,18 +145,20 @@ describe('kgraph graph', () => {
 });
 
 describe('kgraph validate -o json with file-level problems', () => {
-  test('a YAML syntax error is an entry of its file, not accepted', () => {
+  test('a YAML syntax error is an entry of its file in files, not accepted, and no object', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kgraph-validate-'));
     const file = join(dir, 'broken.yaml');
     writeFileSync(file, 'apiVersion: kro.run/v1alpha1\nkind: Graph\nmetadata: {name: x\n');
     const r = kgraph('validate', file, '-o', 'json');
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout) as {
-      objects: { file: string; accepted: boolean; diagnostics: { code: string }[] }[];
+      files: { file: string; accepted: boolean; diagnostics: { code: string }[] }[];
+      objects: unknown[];
     };
-    assert.equal(out.objects.length, 1);
-    assert.equal(out.objects[0]!.file, file);
-    assert.equal(out.objects[0]!.accepted, false);
-    assert.ok(out.objects[0]!.diagnostics.every((d) => d.code === 'KG2001'));
+    assert.deepEqual(out.objects, []);
+    assert.equal(out.files.length, 1);
+    assert.equal(out.files[0]!.file, file);
+    assert.equal(out.files[0]!.accepted, false);
+    assert.ok(out.files[0]!.diagnostics.every((d) => d.code === 'KG2001'));
   });
 });

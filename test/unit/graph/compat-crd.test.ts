@@ -20,7 +20,7 @@ function generated(file: string): { version: Record<string, unknown>; status: Re
 }
 
 /**
- * Item 11 (issue #13): the CRD generated for an RGD matches kro's: an int status field is `integer`
+ * Item 11: the CRD generated for an RGD matches kro's: an int status field is `integer`
  * without a format (kro infers no format), and the default printer columns carry no `priority: 0`
  * (kro's types omit a zero priority).
  */

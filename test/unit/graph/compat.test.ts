@@ -1,5 +1,5 @@
 /**
- * kro parity fixtures (issue #13), one file per item under ./compat/, written in the style of the kro
+ * kro parity fixtures, one file per item under ./compat/, written in the style of the kro
  * manifests where kgraph was seen to differ. Each document carries its verdicts in comments:
  *
  *   # kro: accepted|rejected        what kro's graph builder says

@@ -32,7 +32,7 @@ const graph = (nodes: string) =>
   `apiVersion: kro.run/v1alpha1\nkind: Graph\nmetadata: {name: g, namespace: ns}\nspec:\n  nodes:\n${nodes}`;
 
 describe('compiled model', () => {
-  test('one ConfigMap template: resolved, namespaced, order [cm], layer 1 (§27.1)', () => {
+  test('one ConfigMap template: resolved, namespaced, order [cm], layer 1', () => {
     const g = accepted(
       graph(`    - id: cm\n      template: {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n`),
     );
@@ -56,7 +56,7 @@ describe('compiled model', () => {
     assert.deepEqual(g.requiredKinds, [{ apiVersion: 'v1', kind: 'ConfigMap' }]);
   });
 
-  test('def naming: order [naming, cm]; def adds no layer; the slot carries its references (§27.2)', () => {
+  test('def naming: order [naming, cm]; def adds no layer; the slot carries its references', () => {
     const g = accepted(
       graph(`    - id: cm
       template:
@@ -89,7 +89,7 @@ describe('compiled model', () => {
     assert.deepEqual(g.root.edges, [{ from: 'naming', to: 'cm', fields: ['metadata.name'] }]);
   });
 
-  test('optional access to a later def is a hard dependency (§27.3)', () => {
+  test('optional access to a later def is a hard dependency', () => {
     const g = accepted(
       graph(`    - id: cm
       def: {x: "\${later.?field.orValue('x')}"}
@@ -104,7 +104,7 @@ describe('compiled model', () => {
     );
   });
 
-  test('diamond: merge depends on both; layers 1, 2, 2, 3 (§27.4)', () => {
+  test('diamond: merge depends on both; layers 1, 2, 2, 3', () => {
     const g = accepted(
       graph(`    - id: merge
       def: {l: "\${left.metadata.name}", r: "\${right.metadata.name}"}
@@ -163,7 +163,7 @@ describe('compiled model', () => {
     assert.equal(frameNode(g.root, 'a')!.readyWhen.length, 1);
   });
 
-  test('capture: the captured parent node is a dependency of the graph node (§27.18)', () => {
+  test('capture: the captured parent node is a dependency of the graph node', () => {
     const g = accepted(
       graph(`    - id: sub
       graph:
@@ -217,7 +217,7 @@ describe('compiled model', () => {
     assert.deepEqual(g.root.edges, [{ from: 'top', to: 'outer', fields: ['inner.leaf.v'] }]);
   });
 
-  test('shadowing: a child binds its own cfg and the parent cfg is not captured (§27.19)', () => {
+  test('shadowing: a child binds its own cfg and the parent cfg is not captured', () => {
     const g = accepted(
       graph(`    - id: cfg
       def: {name: parent}
@@ -236,7 +236,7 @@ describe('compiled model', () => {
     assert.deepEqual(frameNode(sub.children!, 'user')!.dependencies, ['cfg']);
   });
 
-  test('dynamic node: no resolved kind, hasDynamic set, forEach identity still enforced (§15, §27.17)', () => {
+  test('dynamic node: no resolved kind, hasDynamic set, forEach identity still enforced (design/graph.md §15)', () => {
     const g = accepted(
       graph(`    - id: crd
       ref: {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: w.example.com}}
@@ -287,7 +287,7 @@ describe('compiled model', () => {
     assert.equal(frameNode(g.root, 'byExpr')!.refMode, 'selectorExpr');
   });
 
-  test('RGD: ready-gating, schema references, status projections with soft reads (§1)', () => {
+  test('RGD: ready-gating, schema references, status projections with soft reads (design/graph.md §1)', () => {
     const r = compile(`apiVersion: kro.run/v1alpha1
 kind: ResourceGraphDefinition
 metadata: {name: app}

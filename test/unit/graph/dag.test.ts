@@ -13,7 +13,7 @@ describe('analyseDag', () => {
     assert.deepEqual(r.cycles, []);
   });
 
-  test('apply layers: 1 + max(deps); defs do not add a layer (§7.3)', () => {
+  test('apply layers: 1 + max(deps); defs do not add a layer (design/graph.md §7.3)', () => {
     // d0 (def) ← t1 ← t2; d3 (def, depends on t1); t4 depends on d3.
     const r = analyseDag({
       ids: ['d0', 't1', 't2', 'd3', 't4'],

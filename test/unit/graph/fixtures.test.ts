@@ -1,8 +1,8 @@
 /**
  * Fixture-driven rule tests. Every file under test/fixtures/graph/invalid ends with the exact list of
  * diagnostics it must produce (`# expect: CODE NODE PATH LINE:COLUMN`, in order); every file under
- * valid/ and seeds/ must be accepted without errors. Messages are checked against the texts the spec
- * quotes (graph-semantics.md), per code.
+ * valid/ and seeds/ must be accepted without errors. Messages are checked against the texts the design
+ * quotes (docs/design/graph.md), per code.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

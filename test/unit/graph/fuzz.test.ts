@@ -1,5 +1,5 @@
 /**
- * A seeded fuzz of `kgraph validate` and `kgraph cel` in the unit suite (issue #10 item 4): mutated
+ * A seeded fuzz of `kgraph validate` and `kgraph cel` in the unit suite: mutated
  * example Graphs and hostile expressions never crash. Every run exits 0 or 1 with JSON on stdout, and
  * every error carries a code and a location. Bounded in count so the file stays fast; the long run is
  * scripts/fuzz-validate.ts (same mutator and checks, test/support/validateFuzz.ts).

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests quote kgraph ${…} syntax
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Diagnostic } from '../../../src/diag/diagnostic.ts';
 import { extractReferences } from '../../../src/graph/celRefs.ts';
 import { formatDiagnostic, toJsonReport } from '../../../src/graph/format.ts';
 import { parseYamlFile, quoteFlowExpressions, toJson } from '../../../src/graph/yamlTree.ts';
@@ -87,6 +88,7 @@ describe('diagnostic formatting', () => {
         },
       ]),
       {
+        files: [],
         objects: [
           {
             file: 'g.yaml',
@@ -108,6 +110,37 @@ describe('diagnostic formatting', () => {
           },
         ],
       },
+    );
+  });
+
+  test('json: file-level diagnostics belong to their file, never to a phantom object', () => {
+    const warning: Diagnostic = {
+      severity: 'warning',
+      code: 'KG2002',
+      message: 'a flow expression was quoted',
+      location: { file: 'w.yaml', line: 2, column: 5, offset: 0, length: 1 },
+    };
+    const error: Diagnostic = {
+      severity: 'error',
+      code: 'KG2001',
+      message: 'YAML: unexpected end',
+      location: { file: 'b.yaml', line: 1, column: 1, offset: 0, length: 1 },
+    };
+    const object = {
+      file: 'w.yaml',
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'Graph',
+      name: 'w',
+      accepted: true,
+    };
+    const report = toJsonReport([{ ...object, diagnostics: [] }], [warning, error]);
+    assert.deepEqual(report.objects, [{ ...object, diagnostics: [] }]);
+    assert.deepEqual(
+      report.files.map((f) => [f.file, f.accepted, f.diagnostics.map((d) => [d.code, d.line])]),
+      [
+        ['w.yaml', true, [['KG2002', 2]]],
+        ['b.yaml', false, [['KG2001', 1]]],
+      ],
     );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Smaller cached objects (issue #15 item 4): the informer's transform is applied to listed and watched
+ * Smaller cached objects: the informer's transform is applied to listed and watched
  * objects before they are cached and handed to handlers; the managedFields transforms; slim OpenAPI
  * documents keep the schemas without descriptions.
  */

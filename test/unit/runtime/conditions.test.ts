@@ -11,7 +11,7 @@ import {
   observedFromObjects,
 } from '../../../src/runtime/index.ts';
 
-/** Custom conditions (graph-semantics.md §20.3) evaluated by the engine on a compiled RGD. */
+/** Custom conditions (design/rgd.md §20.3) evaluated by the engine on a compiled RGD. */
 const file = join(import.meta.dirname, '../graph/compat/04-custom-conditions.yaml');
 
 function compiled(): CompiledGraph {

@@ -805,7 +805,7 @@ describe('values', () => {
 });
 
 describe('quoting and data', () => {
-  it('a quoted inner expression is emitted as literal text for a stamped child Graph (§14.4)', () => {
+  it('a quoted inner expression is emitted as literal text for a stamped child Graph (design/graph.md §14.4)', () => {
     const g = buildGraph([
       {
         id: 'child',
@@ -825,7 +825,7 @@ describe('quoting and data', () => {
     assert.deepEqual(value.spec.nodes[0]!.template, { metadata: { name: '${quota.metadata.name}-copy' } });
   });
 
-  it('literal ${…} text inside instance data is data, never evaluated (§6.3)', () => {
+  it('literal ${…} text inside instance data is data, never evaluated (design/graph.md §6.3)', () => {
     const g = buildGraph(
       [{ id: 'cm', kind: 'template', payload: { ...cm('x'), data: { script: '${schema.spec.script}' } } }],
       { gating: 'ready', status: {} },

@@ -77,7 +77,7 @@ describe('watch node', () => {
     assert.equal(w.state, 'ready');
     assert.deepEqual(w.objects, [], 'a watch renders nothing to write');
     assert.deepEqual(
-      // A watched set has no guaranteed order (§11): compare it sorted.
+      // A watched set has no guaranteed order (design/graph.md §11): compare it sorted.
       rules(r)
         .map((x) => [x.host, x.http.paths[0]!.backend.service.port.number])
         .sort(),

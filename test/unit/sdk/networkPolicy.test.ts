@@ -50,7 +50,7 @@ const dnsEgress = {
   ],
 };
 
-describe('network policies from .out references and intents (seed A4.2.5)', () => {
+describe('network policies from .out references and intents (design/sdk.md §A4.2, item 5)', () => {
   it('a three-tier package gives exactly the hand-written least-privilege CiliumNetworkPolicy set', () => {
     const r = synth(cluster());
     assert.deepEqual(policies(r), {
@@ -230,7 +230,7 @@ const throughCr = (behavior: 'conduct' | 'terminate' | undefined) =>
 const egressOf = (r: SynthResult, name: string) =>
   (find(r, 'CiliumNetworkPolicy', name).spec as { egress: unknown[] }).egress;
 
-describe('factBehavior: endpoint facts through custom resources (seed A2.5)', () => {
+describe('factBehavior: endpoint facts through custom resources (design/sdk.md §A2.5)', () => {
   const run = (b: 'conduct' | 'terminate' | undefined) =>
     synth({
       networkPolicy: { enable: true },
@@ -348,7 +348,7 @@ describe('service refs, intents and refusals', () => {
   });
 });
 
-describe('DNS wiring (seed A4.2.5)', () => {
+describe('DNS wiring (design/sdk.md §A4.2, item 5)', () => {
   it('a ClusterFirst workload depends on the DNS service and may reach it on UDP and TCP 53; dnsPolicy Default does not', () => {
     const r = synth(cluster());
     const kubeDns = hashOf(r, 'Service', 'kube-dns');

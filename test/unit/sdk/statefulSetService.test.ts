@@ -59,7 +59,7 @@ function dbPackage(o: { serviceFirst: boolean; clusterIP?: string; readNameInSts
 const run = (pkg: ReturnType<typeof dbPackage>) =>
   synth({ instances: { db: { package: pkg, namespace: 'data' } } });
 
-describe('StatefulSet headlessService shorthand (seed A4.2.3, A10.3)', () => {
+describe('StatefulSet headlessService shorthand (design/sdk.md §A4.2, §A10.3)', () => {
   for (const serviceFirst of [false, true]) {
     it(`wires serviceName without a cycle while the Service keeps out.selector (${serviceFirst ? 'Service' : 'StatefulSet'} part first)`, () => {
       const r = run(dbPackage({ serviceFirst }));
@@ -95,7 +95,7 @@ describe('StatefulSet headlessService shorthand (seed A4.2.3, A10.3)', () => {
   });
 });
 
-describe('StatefulSet spec.serviceName set by hand (seed A4.2.3: cluster validation)', () => {
+describe('StatefulSet spec.serviceName set by hand (design/sdk.md §A4.2: cluster validation)', () => {
   const sts = (scope: ReturnType<typeof setup>['scope'], serviceName: string) =>
     scope.mkStatefulSet({
       name: 'db',
@@ -138,7 +138,7 @@ describe('StatefulSet spec.serviceName set by hand (seed A4.2.3: cluster validat
   });
 });
 
-describe('requires on a service ref (seed A5.2)', () => {
+describe('requires on a service ref (design/sdk.md §A5.2)', () => {
   it('the seed’s mkServiceRef example (name and selector from the CR, requires the CR) gives no KG7010', () => {
     const { session, scope } = setup();
     const crd = scope.mkCRDRef({ group: 'postgresql.cnpg.io', version: 'v1', kind: 'Cluster' });

@@ -1,5 +1,5 @@
 /**
- * Types that catch mistakes (issue #17 item 5): builder arguments are typed with the Kubernetes API
+ * Types that catch mistakes: builder arguments are typed with the Kubernetes API
  * types, so `tsc` rejects `replicas: 'two'`; docs/sdk.md's snippet compiles as written; a part-name
  * typo says which part is unknown and lists the known ones; SDK errors carry the package file's line.
  * The compiler runs in-process (TypeScript's API) over files written to a temporary folder.

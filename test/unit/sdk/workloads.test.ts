@@ -477,7 +477,7 @@ describe('build-time validators', () => {
       });
     throwsCode(() => mk('1', '100E'), SdkCode.checkContainerResources, '64-bit');
     // A binary quantity is capped at the int64 maximum as Kubernetes parses it (the CEL library's
-    // exact implementation, #17 item 14), so it fits.
+    // exact implementation), so it fits.
     mk('1', '100Ei');
     throwsCode(() => mk('1', 'lots'), SdkCode.checkContainerResources, 'not a quantity');
   });

@@ -1,5 +1,5 @@
 /**
- * The planes controller on kcp (issue #19): krop's topology with kgraph's engine. The provider plane is
+ * The planes controller on kcp: krop's topology with kgraph's engine. The provider plane is
  * the provider workspace (blueprints, provider-target children, liveness records); the registrar is the
  * shared one, publishing through `publish.ts` (APIResourceSchema + APIExport with identity-resolved
  * claims); consumers are the workspaces bound to the export, reached through its virtual workspace
@@ -32,7 +32,7 @@ export interface KcpPlanesControllerOptions extends PlanesCommonOptions {
   /** Install the blueprint CRD into the provider workspace (default true). */
   installCrds?: boolean;
   /**
-   * Who may sweep (§13.4, as for the plain-cluster planes: the Lease or a declared single replica).
+   * Who may sweep (design/planes.md §13.4, as for the plain-cluster planes: the Lease or a declared single replica).
    * Absent: unchecked, for tests that drive one controller; `kgraph controller` always passes one.
    */
   sweepAuthority?: SweepAuthority;

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Identities known before a node renders (the Graph's one write-ahead per reconcile, §22.1): literal
+ * Identities known before a node renders (the Graph's one write-ahead per reconcile, design/graph.md §22.1): literal
  * name and namespace, no forEach, no includeWhen, a resolved scope; anything computed is left out.
  */
 import assert from 'node:assert/strict';

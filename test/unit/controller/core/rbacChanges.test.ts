@@ -114,7 +114,7 @@ describe('ReadForbidden messages', () => {
       readForbiddenMessage(ledger, sa),
       'node s: system:serviceaccount:team-a:app may not get secrets "db" in namespace team-b; ' +
         'node all: system:serviceaccount:team-a:app may not list secrets cluster-wide' +
-        // What to grant for the first refused read (issue #17 item 10): read-only in another namespace.
+        // What to grant for the first refused read: read-only in another namespace.
         ' (the Graph acts as ServiceAccount team-a/app; a RoleBinding grants it: kubectl create role' +
         ' kgraph-app-secrets -n team-b --verb=get,list,watch --resource=secrets && kubectl create rolebinding' +
         ' kgraph-app-secrets -n team-b --role=kgraph-app-secrets --serviceaccount=team-a:app' +

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * Claim derivation (planes.md §10.1, §19 scenarios 25, 26, 28), the generated roles (§10.2), the explicit
- * namespace rule (§2.3, scenario 56), the spec hash (§2.5, scenario 14) and the routing split (§2.4).
+ * Claim derivation (design/planes.md §10.1), the generated roles (design/planes.md §10.2), the explicit
+ * namespace rule (design/planes.md §2.3), the spec hash (design/planes.md §2.5) and the routing split (design/planes.md §2.4).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -84,7 +84,7 @@ describe('planes claims', () => {
     assert.deepEqual(claimsRole?.rules, [{ apiGroups: [''], resources: ['configmaps'], verbs: CRUD }]);
   });
 
-  it('provider and host namespaced children must name their namespace (§2.3)', () => {
+  it('provider and host namespaced children must name their namespace (design/planes.md §2.3)', () => {
     const g = compile(`
     - id: prov
       target: provider
@@ -103,7 +103,7 @@ describe('planes claims', () => {
     ]);
   });
 
-  it('spec hash: 12 hex, key order irrelevant, a target flip changes it (§2.5, §19.14)', () => {
+  it('spec hash: 12 hex, key order irrelevant, a target flip changes it (design/planes.md §2.5)', () => {
     const a = { schema: { kind: 'Demo', apiVersion: 'v1alpha1' }, resources: [{ id: 'x', template: {} }] };
     const b = { resources: [{ template: {}, id: 'x' }], schema: { apiVersion: 'v1alpha1', kind: 'Demo' } };
     assert.match(blueprintSpecHash(a), /^[0-9a-f]{12}$/);
@@ -116,7 +116,7 @@ describe('planes claims', () => {
     assert.notEqual(blueprintSpecHash(flipped), blueprintSpecHash(a));
   });
 
-  it('routing split: only non-empty targets, invalid ones reported (§2.4, §19.10–11)', () => {
+  it('routing split: only non-empty targets, invalid ones reported (design/planes.md §2.4)', () => {
     const { routing, invalid } = splitRouting({
       resources: [
         { id: 'a' },

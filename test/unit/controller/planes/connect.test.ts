@@ -1,5 +1,5 @@
 /**
- * A registered consumer kubeconfig (planes.md §3.3) carries its credentials inline: one that names a
+ * A registered consumer kubeconfig (design/planes.md §3.3) carries its credentials inline: one that names a
  * file on the controller's machine or a credential plugin is refused before anything is read or run,
  * so whoever may write a registration Secret cannot make the controller read its own token or run a
  * command. Inline credentials are accepted (they fail later here only because nothing listens).

@@ -1,5 +1,5 @@
 /**
- * The pure parts of the kcp backend (issue #19): the APIBinding verdict on a claim (accepted, rejected,
+ * The pure parts of the kcp backend: the APIBinding verdict on a claim (accepted, rejected,
  * undecided, partial verbs, identity mismatch, no binding), and the shapes published for a blueprint
  * (APIResourceSchema `v<hash>.<plural>.<group>`, APIExport claims with identity hashes).
  */
@@ -159,7 +159,7 @@ describe('kcp publication shapes', () => {
   });
 });
 
-describe('kcp planes controller: sweep authority (§13.4)', () => {
+describe('kcp planes controller: sweep authority (design/planes.md §13.4)', () => {
   // Nothing is sent: the controller is only constructed, and the sweeper asked whether it may sweep.
   const kc = new KubeConfig();
   kc.loadFromOptions({

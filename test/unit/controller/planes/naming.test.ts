@@ -1,5 +1,5 @@
 /**
- * Naming golden vectors (planes.md §3.3.2, §7, §9, §19 scenarios 1–4, 9): the spec's tables, each
+ * Naming golden vectors (design/planes.md §3.3.2, §7, §9): the spec's tables, each
  * checked against an independent computation (WebCrypto over the NUL-joined bytes, truncation written
  * out separately) as well as against the literal expected value.
  */
@@ -33,7 +33,7 @@ function joinNul(parts: string[]): Uint8Array {
   return out;
 }
 
-/** §7.2 written independently: hash first, then cut and strip the seam character by character. */
+/** design/planes.md §7.2 written independently: hash first, then cut and strip the seam character by character. */
 async function reference(parts: string[], readable: string[], limit: number): Promise<string> {
   const suffix = (await sha256(joinNul(parts))).slice(0, 12);
   let base = readable.join('-');
@@ -64,7 +64,7 @@ const KGRAPH: [string, string, string, string, number, string][] = [
   ['cfd388043d163fa5', 'shop', 'orders', 'api', 63, 'cfd388043d163fa5-orders-api-45b3d59c0717'],
 ];
 
-describe('planes naming (§7)', () => {
+describe('planes naming (design/planes.md §7)', () => {
   it('kgraph golden vectors, namespace in the hash', async () => {
     for (const [c, ns, inst, orig, limit, want] of KGRAPH) {
       const kind = limit === 63 ? 'Service' : 'ConfigMap';
@@ -96,20 +96,20 @@ describe('planes naming (§7)', () => {
     assert.equal(cut, await reference(['x'.repeat(239), 'y', 'z'], ['x'.repeat(239), 'y', 'z'], 253));
   });
 
-  it('is deterministic and separates tenants, instances and namespaces (§19.1–3, §18.1)', () => {
+  it('is deterministic and separates tenants, instances and namespaces (design/planes.md §18.1)', () => {
     const one = qualifiedName('cluster1', 'default', 'demo', 'eu-agent', 'ConfigMap');
     assert.equal(qualifiedName('cluster1', 'default', 'demo', 'eu-agent', 'ConfigMap'), one);
     assert.notEqual(qualifiedName('cluster2', 'default', 'demo', 'eu-agent', 'ConfigMap'), one);
     assert.notEqual(qualifiedName('cluster1', 'default', 'demo2', 'eu-agent', 'ConfigMap'), one);
     assert.notEqual(qualifiedName('cluster1', 'ns-b', 'demo', 'eu-agent', 'ConfigMap'), one);
-    // §18.1: krop's tuple has no namespace (ns-a/demo and ns-b/demo would collide); kgraph's does.
+    // design/planes.md §18.1: krop's tuple has no namespace (ns-a/demo and ns-b/demo would collide); kgraph's does.
     assert.notEqual(
       qualifiedName('cluster1', 'ns-a', 'demo', 'eu-agent', 'ConfigMap'),
       qualifiedName('cluster1', 'ns-b', 'demo', 'eu-agent', 'ConfigMap'),
     );
   });
 
-  it('kind-aware limits: DNS-label kinds get ≤63 characters and no dots (§19.5)', () => {
+  it('kind-aware limits: DNS-label kinds get ≤63 characters and no dots', () => {
     assert.equal(nameLimit('Service'), 63);
     assert.equal(nameLimit('StatefulSet'), 63);
     assert.equal(nameLimit('Namespace'), 63);
@@ -127,7 +127,7 @@ describe('planes naming (§7)', () => {
     assert.ok(qualifiedName('c1', 'ns', 'i', 'x'.repeat(80), 'CronJob').length <= 52);
   });
 
-  it('liveness record names and derived cluster IDs (§7.3, §3.3.2)', async () => {
+  it('liveness record names and derived cluster IDs (design/planes.md §7.3, §3.3.2)', async () => {
     const uid = '0b7c2a0e-1111-2222-3333-444455556666';
     assert.equal(livenessRecordName('cluster1', uid), 'krop-live-321af0594b4452bf');
     assert.equal(
@@ -139,7 +139,7 @@ describe('planes naming (§7)', () => {
     assert.match(clusterIdFromUid(uid), /^[a-z][a-z0-9]{15}$/);
   });
 
-  it('label values: ≤63 characters and the label regex, long ones hashed (§9, §19.9, §18.6)', async () => {
+  it('label values: ≤63 characters and the label regex, long ones hashed (design/planes.md §9, §18.6)', async () => {
     const long = 'hosteddatabaseconfigurations.platform-services.infrastructure.example.com';
     assert.equal(safeLabelValue(long), 'h-8ab70932b95542aff2aaddf1379d5a218539cf57');
     assert.equal(safeLabelValue(long), `h-${(await sha256(new TextEncoder().encode(long))).slice(0, 40)}`);
