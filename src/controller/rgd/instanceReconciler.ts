@@ -26,7 +26,7 @@ import type { Applier } from '../core/apply.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
-import { type BeforeApply, convergePasses } from '../core/converge.ts';
+import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
@@ -106,6 +106,12 @@ const WAIT_MS = 3_000;
 const OWN_VERSIONS = 8;
 /** A deletion wave waiting for its objects to go (their events usually come first). */
 const WAVE_WAIT_MS = 1_000;
+/** Who an instance's pass writes and reads as: its ServiceAccount where the RGD maps one (docs/rgd.md). */
+interface ActingAs {
+  writer: RestClient;
+  reads?: ReadScope;
+}
+
 /** A refused read is retried with backoff up to this; a grant (the RBAC watch) requeues at once. */
 const FORBIDDEN_MAX_MS = 300_000;
 
@@ -155,7 +161,7 @@ export class InstanceReconciler {
    * Whose identity an instance's children are written and its reads checked with: the RGD's
    * ServiceAccount for the instance (names.ts), or (none mapped) the controller's own, unchecked.
    */
-  private actingAs(api: InstanceApi, identity: InstanceIdentity): { writer: RestClient; reads?: ReadScope } {
+  private actingAs(api: InstanceApi, identity: InstanceIdentity): ActingAs {
     const sa = instanceServiceAccount(api.compiled.rgd?.defaultServiceAccounts, identity.namespace);
     if (sa === undefined) return { writer: this.deps.client };
     if (!this.deps.reads)
@@ -166,6 +172,11 @@ export class InstanceReconciler {
     };
   }
 
+  /**
+   * One instance, one pass, in named steps (kro's instance controller: reconcileNodes → applyResources
+   * → pruneIfSafe → finalizeState): deletion? → converge the children with the parent's metadata →
+   * prune what the inventory no longer wants, only after a clean apply → status and the queue's next step.
+   */
   async reconcile(api: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
     const interest = newInterest();
     const inst = this.deps.instances.get(api, namespace, name);
@@ -175,24 +186,39 @@ export class InstanceReconciler {
     const acting = this.actingAs(api, identity);
     if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
 
-    const applier: Applier = {
-      writer: acting.writer,
-      watches: this.deps.watches,
-      concurrency: this.deps.applyConcurrency ?? 20,
-      // The children's watch events of these writes are this instance's echoes, not news to it.
-      owner: instanceKey(api.rgdName, namespace, name),
-    };
-    // The parent metadata (labels, finalizer, ApplySet inventory) is written once, by the first pass that
-    // applies, with that pass's union (design/graph.md §22.2 step 2) — not once before evaluating and again with the union.
+    const converged = await this.convergeChildren(api, inst, identity, acting, interest);
+    if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
+    const { passes } = converged;
+    const pruned = await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
+    return this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest);
+  }
+
+  /**
+   * The engine's passes with their applies. The parent metadata (labels, finalizer, ApplySet
+   * inventory) is written once, by the first pass that applies, with that pass's union (design/graph.md
+   * §22.2 step 2) — not once before evaluating and again with the union. Undefined: the instance vanished.
+   */
+  private async convergeChildren(
+    api: InstanceApi,
+    inst: KubeObject,
+    identity: InstanceIdentity,
+    acting: ActingAs,
+    interest: Interest,
+  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome } | undefined> {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
-    const ns = identity.namespace || 'default';
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
-      applier,
-      namespace: ns,
+      applier: {
+        writer: acting.writer,
+        watches: this.deps.watches,
+        concurrency: this.deps.applyConcurrency ?? 20,
+        // The children's watch events of these writes are this instance's echoes, not news to it.
+        owner: instanceKey(api.rgdName, inst.metadata.namespace ?? '', inst.metadata.name ?? ''),
+      },
+      namespace: identity.namespace || 'default',
       interest,
       evaluate: (observed) =>
         evaluate(api.compiled, {
@@ -232,7 +258,7 @@ export class InstanceReconciler {
         return { proceed: true };
       },
     });
-    if (vanished) return { kind: 'gone', reason: 'NotFound', interest };
+    if (vanished) return undefined;
     if (!parentWritten) {
       // No pass applied (all pending, an error, a refused read): the labels and finalizer still go on.
       const next = await this.ensureParent(
@@ -242,36 +268,55 @@ export class InstanceReconciler {
         readInventory(parent.metadata.annotations),
         true,
       );
-      if (!next) return { kind: 'gone', reason: 'NotFound', interest };
+      if (!next) return undefined;
       parent = next;
     }
+    return { parent, passes };
+  }
+
+  /**
+   * Prune (design/graph.md §22.2 steps 4–5): only after a clean apply (a refused read applied nothing:
+   * keep all); then the inventory shrinks to what is kept.
+   */
+  private async pruneIfSafe(
+    api: InstanceApi,
+    parent: KubeObject,
+    identity: InstanceIdentity,
+    writer: RestClient,
+    passes: ConvergeOutcome,
+  ): Promise<{ parent: KubeObject; errors: string[] }> {
     const { result, state, desired } = passes;
+    if (state.hardError || state.forbidden || state.conflicts.length > 0) return { parent, errors: [] };
+    const recorded = readInventory(parent.metadata.annotations);
+    const children = await listChildren(
+      this.deps.watches,
+      this.deps.versions,
+      identity.applySetId,
+      recorded,
+      identity.namespace,
+    );
+    const keep = keepSet(result, desired, state.uids, children);
+    const retired = children
+      .filter((c) => !keep.has(c.uid))
+      .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
+    const pruned = await pruneRetired(writer, this.deps.watches, this.deps.log, retired);
+    if (pruned.errors.length > 0) return { parent, errors: pruned.errors };
+    const kept = children.filter((c) => keep.has(c.uid));
+    const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
+    return { parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent, errors: [] };
+  }
 
-    // Prune (design/graph.md §22.2 steps 4–5): only after a clean apply (a refused read applied nothing: keep all).
-    let pruneErrors: string[] = [];
-    if (!state.hardError && !state.forbidden && state.conflicts.length === 0) {
-      const recorded = readInventory(parent.metadata.annotations);
-      const children = await listChildren(
-        this.deps.watches,
-        this.deps.versions,
-        identity.applySetId,
-        recorded,
-        identity.namespace,
-      );
-      const keep = keepSet(result, desired, state.uids, children);
-      const retired = children
-        .filter((c) => !keep.has(c.uid))
-        .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
-      const pruned = await pruneRetired(acting.writer, this.deps.watches, this.deps.log, retired);
-      pruneErrors = pruned.errors;
-      if (pruneErrors.length === 0) {
-        const kept = children.filter((c) => keep.has(c.uid));
-        const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
-        parent = (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent;
-      }
-    }
-
-    // Status.
+  /** Writes the status (state, conditions, projected fields) and says what the queue does next. */
+  private async finalizeState(
+    api: InstanceApi,
+    inst: KubeObject,
+    parent: KubeObject,
+    identity: InstanceIdentity,
+    passes: ConvergeOutcome,
+    pruneErrors: string[],
+    interest: Interest,
+  ): Promise<ReconcileOutcome> {
+    const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
       : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
