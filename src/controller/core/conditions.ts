@@ -35,3 +35,20 @@ export function condition(
       prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now(),
   };
 }
+
+/** The one way a pass marks its conditions: previous conditions, generation and clock bound once. */
+export type ConditionMarker = (
+  type: string,
+  status: ConditionStatus,
+  reason: string,
+  message: string,
+) => Condition;
+
+export function conditionMarker(
+  previous: readonly Condition[],
+  generation: number,
+  now: () => string,
+): ConditionMarker {
+  return (type, status, reason, message) =>
+    condition(previous, type, status, reason, message, generation, now);
+}

@@ -18,16 +18,15 @@ import type { CompiledGraph } from '../../graph/model.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { identityKey } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
-import type { Applier } from '../core/apply.ts';
 import { ApplyMemory } from '../core/applyMemory.ts';
 import { managerEntry } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
-import { type Condition, condition } from '../core/conditions.ts';
-import { type BeforeApply, convergePasses } from '../core/converge.ts';
-import { type DesiredObject, idOf } from '../core/desired.ts';
+import { type Condition, conditionMarker } from '../core/conditions.ts';
+import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
+import { type DesiredObject, type DesiredPatch, idOf } from '../core/desired.ts';
 import { diagnosticsMessage } from '../core/errors.ts';
 import { type CompileOutcome, evaluateGraph, type GraphCompiler } from '../core/graphCompiler.ts';
-import { contributionKey, type ManagedResource, resourceKey } from '../core/inventory.ts';
+import { type Contribution, contributionKey, type ManagedResource, resourceKey } from '../core/inventory.ts';
 import { literalIdentities } from '../core/literalIdentities.ts';
 import {
   CONTROLLER_MANAGER,
@@ -75,6 +74,41 @@ export interface ReconcilerDeps {
 
 const WAIT_BASE_MS = 1_000;
 const WAIT_MAX_MS = 300_000;
+
+/** One pass over an accepted Graph: the Graph, its identity, and the status carried through the pass. */
+interface GraphPass {
+  graph: KubeObject;
+  /** The status as the pass found it (conditions keep their transition times from it). */
+  prev: GraphStatus;
+  /** Updated by the write-ahead before applies. */
+  working: GraphStatus;
+  generation: number;
+  interest: Interest;
+  namespace: string;
+  uid: string;
+  saName: string;
+  saUser: string;
+  /** The client impersonating the Graph's ServiceAccount: every child write goes through it. */
+  writer: RestClient;
+  templateManager: string;
+}
+
+/** The inventory after prune and release, with what could not be pruned or released. */
+interface SettledInventory {
+  inventory: ManagedResource[];
+  contributions: Contribution[];
+  pruneErrors: string[];
+  releaseErrors: string[];
+}
+
+/** The ResourcesConverged condition of a pass and what the queue does next. */
+interface Verdict {
+  kind: OutcomeKind;
+  converged: Condition;
+  nodeCount: number;
+  /** The pass wrote: a waiting Graph's backoff starts from its shortest delay again. */
+  wroteAny: boolean;
+}
 
 /** The finalizer write of this reconcile, sent at its start: resolves false when the Graph is gone. */
 interface Finalizing {
@@ -192,15 +226,13 @@ export class GraphReconciler {
     const gen = graph.metadata.generation ?? 0;
     const message = diagnosticsMessage(outcome.diagnostics, 'the graph was not accepted');
     const now = () => this.now();
-    const accepted = condition(prev.conditions, 'Accepted', 'False', 'InvalidGraph', message, gen, now);
-    const converged = condition(
-      prev.conditions,
+    const mark = conditionMarker(prev.conditions, gen, now);
+    const accepted = mark('Accepted', 'False', 'InvalidGraph', message);
+    const converged = mark(
       'ResourcesConverged',
       'Unknown',
       'InvalidGraph',
       'nothing is applied while the graph is not accepted',
-      gen,
-      now,
     );
     const status: GraphStatus = {
       ...prev,
@@ -218,6 +250,11 @@ export class GraphReconciler {
 
   // ------------------------------------------------------------------ converge
 
+  /**
+   * An accepted Graph's pass, in named steps: prepare the watches → converge (evaluate, write ahead,
+   * apply, until writes unlock nothing more) → settle the inventory (prune, release) → judge the
+   * ResourcesConverged condition → write the status and say what the queue does next.
+   */
   private async converge(
     graph: KubeObject,
     prev: GraphStatus,
@@ -226,256 +263,264 @@ export class GraphReconciler {
     interest: Interest,
     finalizer: Finalizing | undefined,
   ): Promise<ReconcileOutcome> {
-    const { watches } = this.deps;
-    const namespace = graph.metadata.namespace ?? 'default';
-    const uid = graph.metadata.uid ?? '';
-    const saName = serviceAccountNameOf(graph);
-    const saUser = serviceAccountUser(namespace, saName);
-    const writer = this.deps.client.withImpersonation(graphImpersonation(namespace, saName));
-    const tmplManager = templateManager(uid);
-
-    await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
-    await Promise.all(
-      prev.managedResources.map((r) => watches.prepare(r.apiVersion, r.kind, [r.namespace ?? namespace])),
-    );
-
-    // Status carried through the reconcile: write-ahead updates it before applies.
-    let working: GraphStatus = { ...prev, appliedServiceAccount: prev.appliedServiceAccount };
+    const pass = this.passOf(graph, prev, generation, interest);
+    await this.prepareWatches(compiled, prev, pass.namespace);
     // Objects whose identity is literal are recorded with the first write-ahead even when their node
     // renders only in a later pass (it waits on a sibling's data): one write-ahead per reconcile.
-    const foreseen = literalIdentities(compiled, namespace);
-
-    const applier: Applier = {
-      writer,
-      watches,
-      concurrency: this.deps.applyConcurrency ?? 20,
-      memory: this.applies,
-      owner: `${namespace}/${graph.metadata.name ?? ''}`,
-    };
+    const foreseen = literalIdentities(compiled, pass.namespace);
     const passes = await convergePasses({
-      watches,
-      reads: this.deps.reads.forServiceAccount(namespace, saName),
-      applier,
-      namespace,
+      watches: this.deps.watches,
+      reads: this.deps.reads.forServiceAccount(pass.namespace, pass.saName),
+      applier: {
+        writer: pass.writer,
+        watches: this.deps.watches,
+        concurrency: this.deps.applyConcurrency ?? 20,
+        memory: this.applies,
+        owner: `${pass.namespace}/${graph.metadata.name ?? ''}`,
+      },
+      namespace: pass.namespace,
       interest,
-      evaluate: (observed) => evaluateGraph(compiled, observed, namespace, this.deps.maxCollectionSize),
+      evaluate: (observed) => evaluateGraph(compiled, observed, pass.namespace, this.deps.maxCollectionSize),
       stamp: (value, item) =>
         stampTemplate(value, {
           nodePath: item.node.path,
           applyLayer: item.node.applyLayer,
-          graphUid: uid,
+          graphUid: pass.uid,
           ...(item.collection ? { collection: item.collection } : {}),
         }),
-      patchOwner: uid,
-      policy: { manager: tmplManager, force: false, protectedManager: isGraphManager },
-      beforeApply: async (desired, patches): Promise<BeforeApply> => {
-        if (desired.length > MAX_MANAGED_RESOURCES) {
-          // The inventory could not record them all, and nothing is applied without a record (design/graph.md §22.1).
-          return {
-            proceed: false,
-            error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
-          };
-        }
-        // Write-ahead: record what is about to be created, UID-less, before creating it (design/graph.md §22.1).
-        const known = new Set(working.managedResources.map(resourceKey));
-        const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
-        for (const d of desired) known.add(d.key);
-        for (const f of foreseen) {
-          const key = resourceKey(f.id);
-          if (known.has(key)) continue;
-          known.add(key);
-          intents.push({ nodeID: f.nodeID, ...f.id });
-        }
-        const knownC = new Set(working.contributions.map(contributionKey));
-        const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
-        let wroteAhead: Promise<boolean> = Promise.resolve(true);
-        let next: GraphStatus | undefined;
-        if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== saUser) {
-          next = {
-            ...working,
-            managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
-            contributions: [...working.contributions, ...newContribs],
-            appliedServiceAccount: saUser,
-          };
-          wroteAhead = this.writeStatus(graph, working, next);
-        }
-        // The finalizer and the write-ahead record, in one round trip, both before any child exists.
-        const [held, recorded] = await Promise.all([finalizer?.written ?? true, wroteAhead]);
-        // Gone, or superseded by a newer generation: never apply without the finalizer and the record.
-        if (!held || !recorded) return { proceed: false, superseded: true };
-        if (next) working = next;
-        return { proceed: true };
-      },
+      patchOwner: pass.uid,
+      policy: { manager: pass.templateManager, force: false, protectedManager: isGraphManager },
+      beforeApply: (desired, patches) => this.writeAhead(pass, foreseen, finalizer, desired, patches),
     });
     if (passes.superseded) return { kind: 'waiting', reason: 'Superseded', interest };
-    const { result, state, desired, patches } = passes;
+    const settled = await this.settleInventory(pass, passes);
+    const verdict = this.judgeConvergence(pass, passes, settled);
+    return this.finish(pass, settled, verdict);
+  }
 
-    // Inventory of this pass, in apply order; pending nodes keep what they had.
+  /** What every step of one pass needs to know about the Graph and its identity. */
+  private passOf(graph: KubeObject, prev: GraphStatus, generation: number, interest: Interest): GraphPass {
+    const namespace = graph.metadata.namespace ?? 'default';
+    const uid = graph.metadata.uid ?? '';
+    const saName = serviceAccountNameOf(graph);
+    return {
+      graph,
+      prev,
+      working: { ...prev },
+      generation,
+      interest,
+      namespace,
+      uid,
+      saName,
+      saUser: serviceAccountUser(namespace, saName),
+      writer: this.deps.client.withImpersonation(graphImpersonation(namespace, saName)),
+      templateManager: templateManager(uid),
+    };
+  }
+
+  /** Informers for every kind the graph may touch and every kind its inventory holds. */
+  private async prepareWatches(compiled: CompiledGraph, prev: GraphStatus, namespace: string): Promise<void> {
+    const { watches } = this.deps;
+    await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
+    await Promise.all(
+      prev.managedResources.map((r) => watches.prepare(r.apiVersion, r.kind, [r.namespace ?? namespace])),
+    );
+  }
+
+  /**
+   * Before a pass writes (design/graph.md §22.1): record what is about to be created, UID-less, and the new patch
+   * contributions, in the status — beside the finalizer, both before any child exists.
+   */
+  private async writeAhead(
+    pass: GraphPass,
+    foreseen: ReturnType<typeof literalIdentities>,
+    finalizer: Finalizing | undefined,
+    desired: DesiredObject[],
+    patches: DesiredPatch[],
+  ): Promise<BeforeApply> {
+    if (desired.length > MAX_MANAGED_RESOURCES) {
+      // The inventory could not record them all, and nothing is applied without a record (design/graph.md §22.1).
+      return {
+        proceed: false,
+        error: `the graph renders ${desired.length} resources; status.managedResources holds at most ${MAX_MANAGED_RESOURCES}`,
+      };
+    }
+    const { working } = pass;
+    const known = new Set(working.managedResources.map(resourceKey));
+    const intents = desired.filter((d) => !known.has(d.key)).map((d) => entryOf(d, undefined));
+    for (const d of desired) known.add(d.key);
+    for (const f of foreseen) {
+      const key = resourceKey(f.id);
+      if (known.has(key)) continue;
+      known.add(key);
+      intents.push({ nodeID: f.nodeID, ...f.id });
+    }
+    const knownC = new Set(working.contributions.map(contributionKey));
+    const newContribs = patches.map((p) => p.contribution).filter((c) => !knownC.has(contributionKey(c)));
+    let wroteAhead: Promise<boolean> = Promise.resolve(true);
+    let next: GraphStatus | undefined;
+    if (intents.length > 0 || newContribs.length > 0 || working.appliedServiceAccount !== pass.saUser) {
+      next = {
+        ...working,
+        managedResources: [...working.managedResources, ...intents].slice(0, MAX_MANAGED_RESOURCES),
+        contributions: [...working.contributions, ...newContribs],
+        appliedServiceAccount: pass.saUser,
+      };
+      wroteAhead = this.writeStatus(pass.graph, working, next);
+    }
+    // The finalizer and the write-ahead record, in one round trip, both before any child exists.
+    const [held, recorded] = await Promise.all([finalizer?.written ?? true, wroteAhead]);
+    // Gone, or superseded by a newer generation: never apply without the finalizer and the record.
+    if (!held || !recorded) return { proceed: false, superseded: true };
+    if (next) pass.working = next;
+    return { proceed: true };
+  }
+
+  /**
+   * The inventory after the passes, in apply order: what was applied (with the UIDs learnt), what
+   * pending and held nodes keep, minus what was pruned; and the contributions minus those released.
+   * An aborted pass (hard error, refused read) keeps everything.
+   */
+  private async settleInventory(pass: GraphPass, passes: ConvergeOutcome): Promise<SettledInventory> {
+    const { working } = pass;
+    const { result, state } = passes;
+    if (state.hardError || state.forbidden) {
+      return {
+        inventory: working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r)))),
+        contributions: working.contributions,
+        pruneErrors: [],
+        releaseErrors: [],
+      };
+    }
     // Pending nodes, and dynamic nodes held because their type is not served, keep what they applied.
     const keeps = (n: NodeResult): boolean => n.state === 'pending' || n.held === true;
     const pendingPaths = result.nodes.filter(keeps).map((n) => n.path);
     const isPending = (nodeID: string): boolean =>
       pendingPaths.some((p) => nodeID === p || nodeID.startsWith(`${p}.`));
-    const oldByKey = new Map(working.managedResources.map((r) => [resourceKey(r), r]));
-    let inventory: ManagedResource[];
-    let pruneErrors: string[] = [];
-    let releaseErrors: string[] = [];
-    let contributions = working.contributions;
-    if (state.hardError || state.forbidden) {
-      // Abort: keep everything, learn UIDs of what was applied.
-      inventory = working.managedResources.map((r) => withUid(r, state.uids.get(resourceKey(r))));
-    } else {
-      inventory = [];
-      const seen = new Set<string>();
-      const view = watches.view(interest);
-      for (const n of result.nodes) {
-        if (n.kind !== 'template') continue;
-        if (keeps(n)) {
-          for (const r of working.managedResources)
-            if (r.nodeID === n.path && !seen.has(resourceKey(r))) {
-              inventory.push(r);
-              seen.add(resourceKey(r));
-            }
-          continue;
-        }
-        for (const d of desired.filter((x) => x.node === n)) {
-          if (seen.has(d.key)) continue;
-          seen.add(d.key);
-          const uidNow = state.uids.get(d.key) ?? oldByKey.get(d.key)?.uid;
-          const observed = view.get(d.id);
-          const observedUid = (observed?.metadata as { uid?: unknown } | undefined)?.uid;
-          const okUid = uidNow ?? (observed && managerEntry(observed, tmplManager) ? observedUid : undefined);
-          inventory.push(entryOf(d, typeof okUid === 'string' ? okUid : undefined));
-        }
+    const inventory = this.appliedInventory(pass, passes, keeps);
+    const seen = new Set(inventory.map(resourceKey));
+    // Entries under pending graph nodes (children not reported) are kept too.
+    for (const r of working.managedResources) {
+      if (!seen.has(resourceKey(r)) && isPending(r.nodeID)) {
+        inventory.push(r);
+        seen.add(resourceKey(r));
       }
-      // Entries under pending graph nodes (children not reported) are kept too.
-      for (const r of working.managedResources) {
-        if (!seen.has(resourceKey(r)) && isPending(r.nodeID)) {
-          inventory.push(r);
-          seen.add(resourceKey(r));
-        }
-      }
-      const retired = working.managedResources.filter((r) => !seen.has(resourceKey(r)));
-      const pruned = await pruneRetired(writer, watches, this.deps.log, retired);
-      pruneErrors = pruned.errors;
-      inventory.push(...pruned.kept);
-
-      const wanted = new Set(patches.map((p) => contributionKey(p.contribution)));
-      const retiredC = working.contributions.filter(
-        (c) => !wanted.has(contributionKey(c)) && !(c.nodeID && isPending(c.nodeID)),
-      );
-      const released = await releaseContributions(writer, watches, retiredC);
-      releaseErrors = released.errors;
-      const retiredKeys = new Set(retiredC.map(contributionKey));
-      const keptKeys = new Set(released.kept.map(contributionKey));
-      contributions = working.contributions.filter(
-        (c) => !retiredKeys.has(contributionKey(c)) || keptKeys.has(contributionKey(c)),
-      );
     }
+    const retired = working.managedResources.filter((r) => !seen.has(resourceKey(r)));
+    const pruned = await pruneRetired(pass.writer, this.deps.watches, this.deps.log, retired);
+    inventory.push(...pruned.kept);
 
-    // Conditions.
-    const now = () => this.now();
-    const conds = prev.conditions;
-    const nodeCount = result.nodes.length;
-    const accepted = condition(
-      conds,
-      'Accepted',
-      'True',
-      'Compiled',
-      `compiled ${nodeCount} nodes`,
-      generation,
-      now,
+    const wanted = new Set(passes.patches.map((p) => contributionKey(p.contribution)));
+    const retiredC = working.contributions.filter(
+      (c) => !wanted.has(contributionKey(c)) && !(c.nodeID && isPending(c.nodeID)),
     );
-    let kind: OutcomeKind = 'converged';
-    let converged: Condition;
-    if (state.forbidden) {
-      // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the Graph again.
-      kind = 'waiting';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        'ReadForbidden',
-        state.forbidden,
-        generation,
-        now,
-      );
-    } else if (state.hardError) {
-      kind = 'failed';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        state.hardReason ?? 'ApplyFailed',
-        state.hardError,
-        generation,
-        now,
-      );
-    } else if (pruneErrors.length > 0) {
-      kind = 'failed';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        'PruneFailed',
-        pruneErrors.join('; '),
-        generation,
-        now,
-      );
-    } else if (releaseErrors.length > 0) {
-      kind = 'failed';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        'ReleaseFailed',
-        releaseErrors.join('; '),
-        generation,
-        now,
-      );
-    } else if (state.conflicts.length > 0) {
-      kind = 'waiting';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        'FieldManagerConflict',
-        state.conflicts.join('; '),
-        generation,
-        now,
-      );
-    } else if (result.firstSoft) {
-      kind = 'waiting';
-      const soft = result.firstSoft;
+    const released = await releaseContributions(pass.writer, this.deps.watches, retiredC);
+    const retiredKeys = new Set(retiredC.map(contributionKey));
+    const keptKeys = new Set(released.kept.map(contributionKey));
+    return {
+      inventory,
+      contributions: working.contributions.filter(
+        (c) => !retiredKeys.has(contributionKey(c)) || keptKeys.has(contributionKey(c)),
+      ),
+      pruneErrors: pruned.errors,
+      releaseErrors: released.errors,
+    };
+  }
+
+  /** Template nodes' entries in apply order: kept ones for pending/held nodes, else what was desired. */
+  private appliedInventory(
+    pass: GraphPass,
+    passes: ConvergeOutcome,
+    keeps: (n: NodeResult) => boolean,
+  ): ManagedResource[] {
+    const { working } = pass;
+    const oldByKey = new Map(working.managedResources.map((r) => [resourceKey(r), r]));
+    const inventory: ManagedResource[] = [];
+    const seen = new Set<string>();
+    const view = this.deps.watches.view(pass.interest);
+    for (const n of passes.result.nodes) {
+      if (n.kind !== 'template') continue;
+      if (keeps(n)) {
+        for (const r of working.managedResources)
+          if (r.nodeID === n.path && !seen.has(resourceKey(r))) {
+            inventory.push(r);
+            seen.add(resourceKey(r));
+          }
+        continue;
+      }
+      for (const d of passes.desired.filter((x) => x.node === n)) {
+        if (seen.has(d.key)) continue;
+        seen.add(d.key);
+        const uidNow = passes.state.uids.get(d.key) ?? oldByKey.get(d.key)?.uid;
+        const observed = view.get(d.id);
+        const observedUid = (observed?.metadata as { uid?: unknown } | undefined)?.uid;
+        const okUid =
+          uidNow ?? (observed && managerEntry(observed, pass.templateManager) ? observedUid : undefined);
+        inventory.push(entryOf(d, typeof okUid === 'string' ? okUid : undefined));
+      }
+    }
+    return inventory;
+  }
+
+  /** ResourcesConverged, and what the queue does with the Graph: the first of these that holds wins. */
+  private judgeConvergence(pass: GraphPass, passes: ConvergeOutcome, settled: SettledInventory): Verdict {
+    const { state, result } = passes;
+    const mark = conditionMarker(pass.prev.conditions, pass.generation, () => this.now());
+    const facts = { nodeCount: result.nodes.length, wroteAny: state.wroteAny };
+    const notConverged = (kind: OutcomeKind, reason: string, message: string): Verdict => ({
+      kind,
+      converged: mark('ResourcesConverged', 'False', reason, message),
+      ...facts,
+    });
+    // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the Graph again.
+    if (state.forbidden) return notConverged('waiting', 'ReadForbidden', state.forbidden);
+    if (state.hardError) return notConverged('failed', state.hardReason ?? 'ApplyFailed', state.hardError);
+    if (settled.pruneErrors.length > 0)
+      return notConverged('failed', 'PruneFailed', settled.pruneErrors.join('; '));
+    if (settled.releaseErrors.length > 0)
+      return notConverged('failed', 'ReleaseFailed', settled.releaseErrors.join('; '));
+    if (state.conflicts.length > 0)
+      return notConverged('waiting', 'FieldManagerConflict', state.conflicts.join('; '));
+    const soft = result.firstSoft;
+    if (soft) {
       const reason = soft.state === 'pending' ? 'DataPending' : 'WaitingForReadiness';
-      converged = condition(
-        conds,
-        'ResourcesConverged',
-        'False',
-        reason,
-        `node ${soft.node}: ${soft.reason}`,
-        generation,
-        now,
-      );
-    } else {
-      converged = condition(
-        conds,
+      return notConverged('waiting', reason, `node ${soft.node}: ${soft.reason}`);
+    }
+    return {
+      kind: 'converged',
+      converged: mark(
         'ResourcesConverged',
         'True',
         'Applied',
-        `${inventory.length} resources applied`,
-        generation,
-        now,
-      );
-    }
+        `${settled.inventory.length} resources applied`,
+      ),
+      ...facts,
+    };
+  }
+
+  /** Writes the status (Accepted, ResourcesConverged, Ready; the inventory) and the queue's next step. */
+  private async finish(
+    pass: GraphPass,
+    settled: SettledInventory,
+    verdict: Verdict,
+  ): Promise<ReconcileOutcome> {
+    const { prev, generation, interest, uid } = pass;
+    const now = () => this.now();
+    const mark = conditionMarker(prev.conditions, generation, now);
+    const accepted = mark('Accepted', 'True', 'Compiled', `compiled ${verdict.nodeCount} nodes`);
+    const { kind, converged } = verdict;
     const status: GraphStatus = {
-      conditions: [accepted, converged, readyCondition(conds, accepted, converged, generation, now)],
-      managedResources: inventory.slice(0, MAX_MANAGED_RESOURCES),
-      contributions,
-      appliedServiceAccount: saUser,
+      conditions: [
+        accepted,
+        converged,
+        readyCondition(prev.conditions, accepted, converged, generation, now),
+      ],
+      managedResources: settled.inventory.slice(0, MAX_MANAGED_RESOURCES),
+      contributions: settled.contributions,
+      appliedServiceAccount: pass.saUser,
       observedGeneration: generation,
     };
-    await this.writeStatus(graph, working, status);
+    await this.writeStatus(pass.graph, pass.working, status);
     for (const r of status.managedResources) interest.gets.add(identityKey(idOf(r)));
     for (const c of status.contributions) interest.gets.add(identityKey(idOf(c)));
 
@@ -486,7 +531,7 @@ export class GraphReconciler {
     if (kind === 'waiting') {
       // Progress (this reconcile wrote): wait from the shortest delay again, the events of the writes
       // and of what they wait on come through the watches anyway.
-      if (state.wroteAny) this.waits.reset(uid);
+      if (verdict.wroteAny) this.waits.reset(uid);
       return { kind, reason, interest, requeueAfterMs: this.nextWait(uid) };
     }
     this.waits.reset(uid);
