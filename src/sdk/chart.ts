@@ -5,7 +5,7 @@
  * injected {@link ChartRenderer}: synth stays pure, and `kgraph synth` / `kgraph deploy` inject the
  * binary-backed renderer of `src/helm/`. Already-rendered manifests can be imported without a renderer.
  * Every object is imported as it is (third-party: no refusals, no pod validation), namespaced or
- * cluster-scoped by the seed's kind list (and by the scope of the chart's own CRDs), with Helm's install
+ * cluster-scoped by the Kix reference's kind list (design/sdk.md §A2) (and by the scope of the chart's own CRDs), with Helm's install
  * order kept as edges: crds/ first, then pre-install hooks by weight, the manifests, post-install hooks.
  */
 import type { ResNode } from './build.ts';
@@ -117,7 +117,7 @@ export interface ImportChartArgs {
   apiVersions?: readonly string[];
 }
 
-/** The seed's built-in list of cluster-scoped kinds used by `scope.helm.importChart`. */
+/** The Kix reference's built-in list of cluster-scoped kinds used by `scope.helm.importChart`. */
 export const clusterScopedKinds: ReadonlySet<string> = new Set([
   'APIService',
   'CertificateSigningRequest',

@@ -1,5 +1,5 @@
 /**
- * The seed's `kix.*` library: service.fromWorkload, port, image.ref, availability.pick, mkEnvVars,
+ * The Kix reference's `kix.*` library: service.fromWorkload, port, image.ref, availability.pick, mkEnvVars,
  * untrackedRef, providedLoadBalancerClass, keep, recursiveUpdate, contentHash.
  */
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * Turns an authored manifest tree into plain JSON: forces lazies, renders context strings (collecting
- * their context), decodes markers, and applies the seed's null-stripping rules bottom-up:
+ * their context), decodes markers, and applies the null-stripping rules of design/sdk.md §A11 bottom-up:
  *  1. a null/undefined attribute is removed; 2. a null list element is removed;
  *  3. an object or list that had elements and lost all of them collapses (is removed from its parent)
  *     unless marked with `keep`; 4. a literal `{}` / `[]` is preserved.

@@ -1,6 +1,6 @@
 /**
  * `meta.network.intents` on a workload: traffic the `.out` references cannot show (clients outside the
- * cluster, external APIs, the API server). The seed names the attribute but not its shape; ours is below
+ * cluster, external APIs, the API server). The Kix reference names the attribute but not its shape; ours is below
  * (docs/sdk.md, "Network policies"). Each intent becomes one rule of the workload's policy.
  */
 import type { ResNode } from './build.ts';

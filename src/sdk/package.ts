@@ -13,7 +13,7 @@ import { type AnyResource, type BaseOut, isResource, nodeOf, type Resource } fro
 import { type CrdOut, makeScope, namespaceResource, type Scope } from './scope.ts';
 import { isPlainObject } from './values.ts';
 
-/** The consumer view of a package instance (A9). Out keys are promoted to the top level. */
+/** The consumer view of a package instance (design/sdk.md §A9). Out keys are promoted to the top level. */
 export interface PackageView<RootOut extends Record<string, unknown> = Record<string, unknown>> {
   readonly _type: 'kix.packageView';
   readonly _packageInstance: string;
@@ -26,14 +26,22 @@ export interface PackageView<RootOut extends Record<string, unknown> = Record<st
   readonly [key: string]: unknown;
 }
 
+/** What a package's `build` receives for one instance. */
 export interface BuildArgs<Parts, Deps> {
+  /** The builders, in the instance's namespace. */
   scope: Scope;
-  /** Lazily forced parts: `self.x` builds part `x` at most once. */
+  /**
+   * Lazily forced parts: `self.x` builds part `x` at most once; a part that needs itself is a cycle
+   * error naming the chain.
+   */
   self: Parts;
+  /** The views of the instances this one depends on (the instance's `deps` in the cluster definition). */
   deps: Deps;
+  /** The instance's `config` from the cluster definition, as given. */
   config: unknown;
   /** The cluster's availability level. */
   availability: AvailabilityLevel;
+  /** The resolved cluster definition (defaults applied). */
   cluster: ResolvedCluster;
 }
 
@@ -43,12 +51,22 @@ export type PartDefs<Parts> = { [K in keyof Parts]: Parts[K] | (() => Parts[K]) 
 export type FolderDefs<T> =
   T extends Record<string, unknown> ? { [M in keyof T]: T[M] | (() => T[M]) } : never;
 
+/**
+ * The `root` part: what dependents see. Its resource's `.out` (merged with `out`, whose values keep only
+ * the context they carry) becomes the package view's `out`, promoted to the top level.
+ */
 export type Root = AnyResource | { resource: AnyResource; out?: Record<string, unknown> };
 
+/** `definePackage`'s argument. */
 export interface PackageDef<Parts extends Record<string, unknown>, Deps> {
   name: string;
-  /** Roles this package provides to the cluster (`dns`, `loadBalancer`). */
+  /**
+   * Roles this package provides to the cluster (`dns`, `loadBalancer`): builders of other packages check
+   * for them (a LoadBalancer Service needs a `loadBalancer` provider).
+   * @default []
+   */
   provides?: string[];
+  /** Returns the parts (values or thunks); a part named `root` is what dependents see. */
   build(a: BuildArgs<Parts, Deps>): PartDefs<Parts>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Additional selector checks (proposal B7): a Service, PodDisruptionBudget or NetworkPolicy selector
+ * Additional selector checks (design/sdk.md §B7): a Service, PodDisruptionBudget or NetworkPolicy selector
  * built from a workload's `.out.selector` must be a subset of that workload's pod-template labels, and a
  * workload's own topology-spread selectors must select its own pods.
  */

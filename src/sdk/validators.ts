@@ -1,5 +1,5 @@
 /**
- * The nine build-time pod validators of the seed. They read the authored (pre-synth) tree, so values
+ * The nine build-time pod validators of the Kix reference (design/sdk.md §A4.3). They read the authored (pre-synth) tree, so values
  * may be context strings; lazies are skipped (unknown until synth).
  */
 import type { ResolvedCluster, TriState } from './cluster.ts';

@@ -61,7 +61,7 @@ export function isPlainObject(v: unknown): v is { readonly [k: string]: unknown 
   return proto === Object.prototype || proto === null;
 }
 
-/** Deep merge that keeps the `keep` marker (the seed's `lib.recursiveUpdate`): right wins. */
+/** Deep merge that keeps the `keep` marker (Nix's `lib.recursiveUpdate` in the Kix reference): right wins. */
 export function recursiveUpdate<A extends object, B extends object>(a: A, b: B): A & B {
   const out: Record<string | symbol, unknown> = { ...(a as Record<string | symbol, unknown>) };
   for (const key of Reflect.ownKeys(b)) {

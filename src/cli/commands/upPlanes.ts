@@ -1,7 +1,7 @@
 /**
  * `kgraph up --planes`: three kinds of local control planes — management, host and
- * `--consumers N` consumer clusters (default 2) — the planes controller in the background, the seed's
- * HostedDatabase blueprint with a VPC in every consumer, each consumer registered with a ServiceAccount
+ * `--consumers N` consumer clusters (default 2) — the planes controller in the background, the
+ * HostedDatabase example blueprint (examples/planes/) with a VPC in every consumer, each consumer registered with a ServiceAccount
  * token and granting the generated roles, one instance `db` per consumer; returns once they converge and
  * prints which object landed on which plane and the kubectl command for each plane. The host plane runs
  * workloads (scheduler, workload controllers, one simulated node), so the host Deployment of every
