@@ -22,7 +22,6 @@ import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
-import type { Applier } from '../core/apply.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
@@ -195,8 +194,8 @@ export class InstanceReconciler {
 
   /**
    * The engine's passes with their applies. The parent metadata (labels, finalizer, ApplySet
-   * inventory) is written once, by the first pass that applies, with that pass's union (design/graph.md
-   * §22.2 step 2) — not once before evaluating and again with the union. Undefined: the instance vanished.
+   * inventory) is written once, by the first pass that applies, with that pass's union
+   * (design/graph.md §22.2 step 2) — not once before evaluating and again with the union. Undefined: the instance vanished.
    */
   private async convergeChildren(
     api: InstanceApi,
