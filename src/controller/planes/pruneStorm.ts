@@ -87,7 +87,14 @@ export class PruneStormGuard {
       const times = [...(h.prunes.get(k) ?? []), now];
       h.prunes.set(k, times);
       if (times.length >= this.opts.threshold) {
-        h.storm = { object, plane, prunes: times.length, windowMs: this.opts.windowMs, since: now, generation };
+        h.storm = {
+          object,
+          plane,
+          prunes: times.length,
+          windowMs: this.opts.windowMs,
+          since: now,
+          generation,
+        };
         return h.storm;
       }
     }
