@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cond, planesFixture, registration, sleep, waitFor } from './support.ts';
+import { blueprint, cmT, cond, planesFixture, registration, sleep, waitFor } from './support.ts';
 
 const LIVENESS_MS = 1_500;
 
@@ -13,6 +13,9 @@ describe('planes: a consumer cluster that goes away', () => {
   const p = planesFixture({
     hostIsManagement: true,
     controller: { timings: { livenessMs: LIVENESS_MS, resyncMs: 600_000 } },
+    // Granted and served: the identity is verified (the serving role reads kube-system).
+    blueprints: [blueprint('down', 'Down', [{ id: 'mine', template: cmT('mine') }])],
+    grants: ['down'],
   });
 
   it(`reports Connected=False/Unreachable within 2 × livenessMs (${2 * LIVENESS_MS} ms)`, async () => {
