@@ -188,13 +188,18 @@ export class InstanceReconciler {
               [...union[plane]].filter((t) => applied.has(t) || pruned.stillPresent.has(t)),
             );
           }
-          const storm = this.storms.record(
+          const { storm, repeated } = this.storms.record(
             stormKey,
             plane,
             pruned.deleted.map((k) => pruned.names.get(k) ?? k),
             generation,
             this.deps.now().getTime(),
           );
+          if (repeated)
+            problems.push({
+              reason: 'Progressing',
+              message: `${repeated} on the ${plane} plane was pruned again within the prune-storm window`,
+            });
           if (storm) {
             this.deps.log.warn(
               { plane, child: storm.object, prunes: storm.prunes, instance: inst.metadata.name },

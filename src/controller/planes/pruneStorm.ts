@@ -32,6 +32,12 @@ export interface PruneStorm {
   generation: number;
 }
 
+export interface PruneVerdict {
+  storm?: PruneStorm;
+  /** An object of this pass pruned before within the window (no storm yet). */
+  repeated?: string;
+}
+
 interface InstanceHistory {
   /** `plane|object` → times it was pruned (ms), oldest first, within the window. */
   prunes: Map<string, number[]>;
@@ -61,27 +67,32 @@ export class PruneStormGuard {
     return storm;
   }
 
-  /** Records the prunes of one plane of a pass; returns the storm they start, if they do. */
+  /**
+   * Records the prunes of one plane of a pass: the storm they start, if they do, else the first object
+   * pruned again within the window (the instance is not settled: a pass that deleted what it already
+   * deleted moments ago reports no `Ready` while the guard counts).
+   */
   record(
     instance: string,
     plane: string,
     objects: readonly string[],
     generation: number,
     now: number,
-  ): PruneStorm | undefined {
+  ): PruneVerdict {
     let h = this.history.get(instance);
     if (!h) {
-      if (objects.length === 0) return undefined;
+      if (objects.length === 0) return {};
       h = { prunes: new Map() };
       this.history.set(instance, h);
     }
-    if (h.storm) return h.storm;
+    if (h.storm) return { storm: h.storm };
     const since = now - this.opts.windowMs;
     for (const [k, times] of h.prunes) {
       const kept = times.filter((t) => t > since);
       if (kept.length === 0) h.prunes.delete(k);
       else h.prunes.set(k, kept);
     }
+    let repeated: string | undefined;
     for (const object of objects) {
       const k = `${plane}|${object}`;
       const times = [...(h.prunes.get(k) ?? []), now];
@@ -95,11 +106,12 @@ export class PruneStormGuard {
           since: now,
           generation,
         };
-        return h.storm;
+        return { storm: h.storm };
       }
+      if (times.length > 1) repeated ??= object;
     }
     if (h.prunes.size === 0) this.history.delete(instance);
-    return undefined;
+    return repeated ? { repeated } : {};
   }
 
   /** An instance deleted or no longer ours: its history goes. */

@@ -1,7 +1,7 @@
 /**
  * The prune-storm guard (design/planes.md §12.3): three prunes of one object within the window hold the
- * instance; prunes spread wider than the window, or of different objects, do not; a new generation or
- * the end of the hold releases it.
+ * instance (the second is reported as a repeat); prunes spread wider than the window, or of different
+ * objects, do not; a new generation or the end of the hold releases it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -12,9 +12,11 @@ describe('PruneStormGuard', () => {
 
   it('holds an instance after the same object is pruned 3 times within the window', () => {
     const g = new PruneStormGuard(opts);
-    assert.equal(g.record('i', 'provider', ['configmap/a -n x'], 1, 0), undefined);
-    assert.equal(g.record('i', 'provider', ['configmap/a -n x'], 1, 300), undefined);
-    const s = g.record('i', 'provider', ['configmap/a -n x'], 1, 600);
+    assert.deepEqual(g.record('i', 'provider', ['configmap/a -n x'], 1, 0), {});
+    assert.deepEqual(g.record('i', 'provider', ['configmap/a -n x'], 1, 300), {
+      repeated: 'configmap/a -n x',
+    });
+    const s = g.record('i', 'provider', ['configmap/a -n x'], 1, 600).storm;
     assert.ok(s);
     assert.equal(s.object, 'configmap/a -n x');
     assert.equal(s.prunes, 3);
@@ -26,10 +28,10 @@ describe('PruneStormGuard', () => {
   it('ignores prunes spread wider than the window, and different objects or planes', () => {
     const g = new PruneStormGuard(opts);
     for (const t of [0, 600, 1_200, 1_800, 2_400])
-      assert.equal(g.record('i', 'provider', ['configmap/a'], 1, t), undefined);
-    assert.equal(g.record('i', 'provider', ['configmap/b'], 1, 2_500), undefined);
-    assert.equal(g.record('i', 'host', ['configmap/b'], 1, 2_600), undefined);
-    assert.equal(g.record('i', 'provider', ['configmap/c'], 1, 2_700), undefined);
+      assert.equal(g.record('i', 'provider', ['configmap/a'], 1, t).storm, undefined);
+    assert.deepEqual(g.record('i', 'provider', ['configmap/b'], 1, 2_500), {});
+    assert.deepEqual(g.record('i', 'host', ['configmap/b'], 1, 2_600), {});
+    assert.deepEqual(g.record('i', 'provider', ['configmap/c'], 1, 2_700), {});
     assert.equal(g.held('i', 1, 2_800), undefined);
   });
 
@@ -43,6 +45,6 @@ describe('PruneStormGuard', () => {
     assert.ok(g.held('i', 5, 9_000));
     assert.equal(g.held('i', 5, 10_022), undefined, 'the hold ends');
     // The history starts afresh: one more prune is not a storm.
-    assert.equal(g.record('i', 'host', ['configmap/a'], 5, 10_030), undefined);
+    assert.deepEqual(g.record('i', 'host', ['configmap/a'], 5, 10_030), {});
   });
 });
