@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installGraphCrd } from '../src/controller/graph/crd.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';
 import { clusterSource } from '../src/ui/clusterSource.ts';

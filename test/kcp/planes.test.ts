@@ -29,7 +29,7 @@ import {
   type KcpWorkspace,
   kcpBinary,
   startKcp,
-} from '../../src/kube/kcpControlPlane.ts';
+} from '../../src/localplane/kcpControlPlane.ts';
 import { RestClient } from '../../src/kube/rest.ts';
 import { yamlObjects } from '../integration/planes/support.ts';
 import { dedicatedControlPlane } from '../support/controlPlane.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import { documentedSchema, schemaViolations } from '../../support/jsonSchema.ts';

@@ -20,7 +20,7 @@ import {
   type LocalControlPlane,
   repoRoot,
   startLocalControlPlane,
-} from '../../../src/kube/localControlPlane.ts';
+} from '../../../src/localplane/localControlPlane.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { eventually } from '../../support/kube.ts';

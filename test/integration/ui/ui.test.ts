@@ -16,7 +16,7 @@ import { loadDocuments, planDocuments } from '../../../src/cli/commands/up.ts';
 import { waitForCrd } from '../../../src/controller/core/crdReady.ts';
 import { GraphController } from '../../../src/controller/graph/controller.ts';
 import { installGraphCrd } from '../../../src/controller/graph/crd.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import { clusterSource } from '../../../src/ui/clusterSource.ts';
 import { startUiServer, type UiServer } from '../../../src/ui/server.ts';
