@@ -12,8 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { waitForCrd } from '../../src/controller/core/crdReady.ts';
 import { blueprintCrd } from '../../src/controller/planes/crds.ts';
 import { APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
-import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/localplane/kcpControlPlane.ts';
 import { RestClient } from '../../src/kube/rest.ts';
+import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/localplane/kcpControlPlane.ts';
 import { freePort, spawnController, waitReadyz } from '../support/controllerProcess.ts';
 import { eventually } from '../support/kube.ts';
 
