@@ -14,8 +14,8 @@ import type http from 'node:http';
 import { Discovery, type ResourceInfo } from './discovery.ts';
 import { isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
-import { RequestCounters, type Verb } from './metrics.ts';
-import { labelSelector, parseApiVersion, type QueryValue, queryString, resourcePath } from './paths.ts';
+import { RequestCounters } from './metrics.ts';
+import { labelSelector, parseApiVersion, type QueryValue, resourcePath } from './paths.ts';
 import {
   type Answer,
   APPLY_CONTENT_TYPE,
