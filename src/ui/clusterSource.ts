@@ -11,6 +11,7 @@
 import { type CompileOutcome, GraphCompiler } from '../controller/core/graphCompiler.ts';
 import { newInterest, WatchSet } from '../controller/core/watches.ts';
 import { kubectlName, kubectlNameIn } from '../diag/objectName.ts';
+import { isRecord } from '../diag/record.ts';
 import {
   crdApiVersions,
   Informer,
@@ -22,7 +23,6 @@ import {
 import { evaluate } from '../runtime/engine.ts';
 import type { ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
-import { isRecord } from './jsonSafe.ts';
 import { layoutSvg } from './layout.ts';
 import { type EntrySummary, entryKey, parseEntryKey, type UiCondition, type UiView } from './model.ts';
 import { conditionsOf } from './nodeStates.ts';
