@@ -21,6 +21,7 @@ import YAML from 'yaml';
 import { waitForCrd } from '../../controller/core/crdReady.ts';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { installGraphCrd } from '../../controller/graph/crd.ts';
+import { GRAPH_API_VERSION } from '../../controller/graph/names.ts';
 import { Manager } from '../../controller/host/manager.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
@@ -41,7 +42,6 @@ import { applyRgdExamples, waitForInstances } from './upRgd.ts';
 import { runningUi, startDetachedUi, stopUi } from './upUi.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
-const GRAPH_API_VERSION = 'kro.run/v1alpha1';
 
 export interface UpCliOptions {
   dataDir: string;
