@@ -27,6 +27,7 @@ export interface PruneStorm {
   plane: string;
   prunes: number;
   windowMs: number;
+  holdMs: number;
   /** When the storm was detected (ms since the epoch). */
   since: number;
   generation: number;
@@ -129,5 +130,5 @@ export class PruneStormGuard {
 
 /** The message of a held instance's `Ready` condition. */
 export function stormMessage(s: PruneStorm): string {
-  return `${s.object} on the ${s.plane} plane was pruned ${s.prunes} times within ${Math.round(s.windowMs / 1000)} s and came back each time (another writer re-creates it, or one cluster is reached through two planes): pruning of this instance is stopped until its spec changes`;
+  return `${s.object} on the ${s.plane} plane was pruned ${s.prunes} times within ${Math.round(s.windowMs / 1000)} s and came back each time (another writer re-creates it, or one cluster is reached through two planes): pruning of this instance is stopped until its spec changes or for ${Math.round(s.holdMs / 60_000)} min`;
 }
