@@ -104,6 +104,7 @@ export class PruneStormGuard {
           plane,
           prunes: times.length,
           windowMs: this.opts.windowMs,
+          holdMs: this.opts.holdMs,
           since: now,
           generation,
         };
