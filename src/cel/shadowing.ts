@@ -50,9 +50,9 @@ export function globalMembers(engine: Environment): Map<string, GlobalMembers> {
   const byReceiver = new Map<string, Set<string>>();
   for (const f of defs.functions) {
     if (f.receiverType === null) continue;
-    let set = byReceiver.get(f.receiverType);
-    if (!set) byReceiver.set(f.receiverType, (set = new Set()));
+    const set = byReceiver.get(f.receiverType) ?? new Set<string>();
     set.add(f.name);
+    byReceiver.set(f.receiverType, set);
   }
   const typeKeys: Record<string, readonly string[]> = {
     net: ['IP', 'CIDR'],

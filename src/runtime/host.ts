@@ -65,9 +65,9 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
   // cel-go does; one child environment per set of such names, and programs cached per environment.
   const shadowingEnvs = new Map<string, CelEnvironment>();
   const envFor = (vars: Readonly<Record<string, unknown>>): { env: CelEnvironment; key: string } => {
-    let names: string[] | undefined;
-    for (const name in vars) if (env.definesGlobal(name)) (names ??= []).push(name);
-    if (names === undefined) return { env, key: '' };
+    const names: string[] = [];
+    for (const name in vars) if (env.definesGlobal(name)) names.push(name);
+    if (names.length === 0) return { env, key: '' };
     const key = names.sort().join(',');
     let child = shadowingEnvs.get(key);
     if (child === undefined) {

@@ -28,6 +28,7 @@ import { CONTROLLER_MANAGER } from '../core/names.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
 import type { InstanceServer } from './instanceServer.ts';
 import { parseConditions } from './instanceStatus.ts';
+import { KRO_MESSAGES } from './kroMessages.ts';
 import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
 import {
   graphShape,
@@ -181,8 +182,8 @@ export class RgdRegistrar {
     }
     const accepted: Part = {
       status: 'True',
-      reason: 'ResourceGraphAccepted',
-      message: `compiled ${compiled.root.nodes.length} resources`,
+      reason: 'Valid',
+      message: KRO_MESSAGES.graphAccepted,
     };
 
     // The instance CRD.
@@ -211,7 +212,7 @@ export class RgdRegistrar {
     let controller: Part;
     try {
       await this.deps.server.serve(name, k.api);
-      controller = { status: 'True', reason: 'Running', message: `reconciling ${k.api.kind} instances` };
+      controller = { status: 'True', reason: 'Running', message: KRO_MESSAGES.controllerRunning };
     } catch (e) {
       controller = { status: 'False', reason: 'FailedToStart', message: errorMessage(e) };
     }
@@ -348,7 +349,7 @@ export class RgdRegistrar {
       namespaced: info.scope !== 'Cluster',
     };
     if (!k.api || !sameApi(k.api, api)) k.api = api;
-    return { status: 'True', reason: 'Ready', message: `CRD ${crdName} is established` };
+    return { status: 'True', reason: 'Ready', message: KRO_MESSAGES.kindReady(info.kind) };
   }
 
   // ------------------------------------------------------------------ retire
