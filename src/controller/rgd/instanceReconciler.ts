@@ -220,9 +220,11 @@ export class InstanceReconciler {
       },
       namespace: identity.namespace || 'default',
       interest,
+      // The latest parent: once the first applying pass wrote the labels and ApplySet annotations,
+      // later passes see them in `schema.metadata`, as kro's instances carry them before any resolve.
       evaluate: (observed) =>
         evaluate(api.compiled, {
-          instance: inst as unknown as Record<string, unknown>,
+          instance: parent as unknown as Record<string, unknown>,
           observed,
           ...(identity.namespace ? { namespace: identity.namespace } : {}),
           ...(this.deps.maxCollectionSize !== undefined
