@@ -36,11 +36,14 @@ describe('RGD finalizer', () => {
   after(() => stopRgdController(controller));
 
   it('an accepted RGD carries kro.run/finalizer; deleting it stops serving and keeps the CRD and instances', async () => {
-    const def = rgd(f, 'kept', { kind: 'Kept', spec: { name: 'string', value: 'string' } }, [
+    // RGDs are cluster-scoped and the control plane is shared: names of this suite's own.
+    const kept = `${f.suite}-kept`;
+    const brokenName = `${f.suite}-broken`;
+    const def = rgd(f, kept, { kind: 'Kept', spec: { name: 'string', value: 'string' } }, [
       { id: 'cfg', template: cm('${schema.spec.name}-cfg', { value: '${schema.spec.value}' }) },
     ]);
     await applyRgd(client, def);
-    const active = await waitRgd(client, 'kept', 'Ready', 'True');
+    const active = await waitRgd(client, kept, 'Ready', 'True');
     assert.deepEqual(active.metadata.finalizers, ['kro.run/finalizer']);
 
     await applyInstance(client, instance(f, 'Kept', 'one', { name: 'one', value: 'a' }));
@@ -50,17 +53,15 @@ describe('RGD finalizer', () => {
     // An invalid RGD is reconciled too, and kro marks it as well.
     await applyRgd(
       client,
-      rgd(f, 'broken', { kind: 'Broken', spec: { name: 'string' } }, [
+      rgd(f, brokenName, { kind: 'Broken', spec: { name: 'string' } }, [
         { id: 'cfg', template: cm('${nope.metadata.name}') },
       ]),
     );
-    const broken = await waitRgd(client, 'broken', 'GraphAccepted', 'False');
+    const broken = await waitRgd(client, brokenName, 'GraphAccepted', 'False');
     assert.deepEqual(broken.metadata.finalizers, ['kro.run/finalizer']);
 
-    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition', name: 'kept' });
-    await eventually('RGD gone', async () =>
-      (await getRgd(client, 'kept')) === undefined ? true : undefined,
-    );
+    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition', name: kept });
+    await eventually('RGD gone', async () => ((await getRgd(client, kept)) === undefined ? true : undefined));
     await controller.idle();
     const crd = await client.getOrUndefined({
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -74,9 +75,13 @@ describe('RGD finalizer', () => {
     await controller.idle();
     assert.deepEqual(await cmData(client, f.ns, 'one-cfg'), { value: 'a' });
 
-    await client.delete({ apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition', name: 'broken' });
+    await client.delete({
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'ResourceGraphDefinition',
+      name: brokenName,
+    });
     await eventually('invalid RGD gone', async () =>
-      (await getRgd(client, 'broken')) === undefined ? true : undefined,
+      (await getRgd(client, brokenName)) === undefined ? true : undefined,
     );
   });
 });
