@@ -15,6 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { sleep } from './backoff.ts';
+import { Connectivity } from './connectivity.ts';
 import { Discovery, type ResourceInfo } from './discovery.ts';
 import { ApiError, apiErrorFromResponse, isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
@@ -162,6 +163,8 @@ export interface RestClientShared {
   discovery: Discovery | undefined;
   onWarning: ((warning: string, request: string) => void) | undefined;
   maxRetries: number;
+  /** Whether the server answers; created with the first client (its probe is a request of that client). */
+  connectivity?: Connectivity;
 }
 
 export class RestClient {
@@ -213,6 +216,20 @@ export class RestClient {
     const opts: RestClientOptions = { writeDefaults: { ...this.writeDefaults, ...defaults } };
     if (this.impersonation) opts.impersonate = this.impersonation;
     return new RestClient(this.shared.kc, opts, this.shared);
+  }
+
+  /** Whether this client's server answers, shared by its copies (connectivity.ts). */
+  get connectivity(): Connectivity {
+    this.shared.connectivity ??= new Connectivity({
+      probe: () =>
+        new RestClient(this.shared.kc, {}, this.shared).request({
+          method: 'GET',
+          path: '/readyz',
+          accept: 'text/plain',
+          timeoutMs: 2_000,
+        }),
+    });
+    return this.shared.connectivity;
   }
 
   /** Discovery shared by this client and its copies; it always queries as the client's own identity. */
@@ -517,6 +534,7 @@ export class RestClient {
       return await new Promise((resolve, reject) => {
         const r = mod.request(url, opts, (res) => {
           const status = res.statusCode ?? 0;
+          this.shared.connectivity?.noteAnswer(status);
           if (this.shared.onWarning) {
             for (const w of parseWarnings(res.rawHeaders)) this.shared.onWarning(w, label);
           }
@@ -582,6 +600,7 @@ export class RestClient {
       });
     } catch (e) {
       this.shared.counters.incError(verb);
+      this.shared.connectivity?.noteFailure(e);
       throw e;
     } finally {
       req.signal?.removeEventListener('abort', abortRequest);
