@@ -61,7 +61,8 @@ export class WorkQueue<K = string> {
   private readonly connectivities: Connectivity[] = [];
   private readonly unsubscribes: (() => void)[] = [];
   private reconnectRetries = 0;
-  private lastReconnectAt = 0;
+  /** Counts reconnect retries: a pass that saw it change failed across a reconnect. */
+  private reconnectEpoch = 0;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? 1_000;
@@ -148,7 +149,7 @@ export class WorkQueue<K = string> {
 
   /** Re-queues now the keys that failed on the connection; returns how many. */
   retryConnectionFailures(): number {
-    this.lastReconnectAt = Date.now();
+    this.reconnectEpoch += 1;
     const keys = [...this.connectionFailed];
     this.connectionFailed.clear();
     for (const k of keys) {
@@ -211,7 +212,7 @@ export class WorkQueue<K = string> {
       for (;;) {
         const key = await this.get();
         if (key === undefined) return;
-        const started = Date.now();
+        const epoch = this.reconnectEpoch;
         try {
           const result = await handler(key);
           this.forget(key);
@@ -222,7 +223,7 @@ export class WorkQueue<K = string> {
           else this.connectionFailed.delete(key);
           let delay = this.shuttingDown ? 0 : this.addRateLimited(key);
           // The connection came back while this pass was failing: its reconnect retry has passed by.
-          if (onConnection && this.lastReconnectAt >= started && !this.shuttingDown) {
+          if (onConnection && this.reconnectEpoch !== epoch && !this.shuttingDown) {
             this.retryConnectionFailures();
             delay = 0;
           }
