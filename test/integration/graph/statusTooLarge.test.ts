@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * A Graph whose inventory cannot be stored (design/graph.md §22.1): 4,800 ConfigMaps with 250-character
+ * A Graph whose inventory cannot be stored (design/graph.md §22.1): 4,800 ConfigMaps (five collections of 960) with 250-character
  * names make `status.managedResources` about 1.8 MB, over etcd's 1.5 MiB request limit. Nothing is
  * applied without a record, so the Graph must say why it applies nothing — Ready=False `StatusTooLarge`
  * naming the field and its size — instead of retrying the write unseen; shrunk, it converges.
@@ -28,10 +28,15 @@ describe('Graph status too large to store', () => {
   });
   after(() => stopController(fx?.controller));
 
+  // Five collections of up to 960 (the per-collection limit is 1,000): 4,800 inventory entries.
   const fleet = (n: number) =>
     graph(fx.ns, 'fleet', [
-      { id: 'cfg', def: { ids: Array.from({ length: n }, (_, i) => `${i}`) } },
-      { id: 'items', forEach: [{ i: '${cfg.ids}' }], template: cm(`${PREFIX}-\${i}`, { i: '${i}' }) },
+      { id: 'cfg', def: { ids: Array.from({ length: n / 5 }, (_, i) => `${i}`) } },
+      ...[0, 1, 2, 3, 4].map((k) => ({
+        id: `part${k}`,
+        forEach: [{ i: '${cfg.ids}' }],
+        template: cm(`${PREFIX}-${k}-\${i}`, { i: '${i}' }),
+      })),
     ]);
 
   it('reports StatusTooLarge on Ready, applies nothing, and converges once it fits', async () => {
@@ -48,7 +53,7 @@ describe('Graph status too large to store', () => {
       'nothing is applied without a record',
     );
 
-    await applyGraph(fx.client, fleet(3));
+    await applyGraph(fx.client, fleet(5));
     await waitCondition(fx.client, fx.ns, 'fleet', 'Ready', 'True', 'Ready', 60_000);
   });
 });
