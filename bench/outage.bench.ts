@@ -92,12 +92,12 @@ async function round(outageS: number): Promise<Round> {
         resources: [
           {
             id: 'parts',
-            forEach: [{ item: '${schema.spec.items}' }],
+            forEach: [{ part: '${schema.spec.items}' }],
             template: {
               apiVersion: 'v1',
               kind: 'ConfigMap',
-              metadata: { name: '${schema.metadata.name}-${item}' },
-              data: { item: '${item}' },
+              metadata: { name: '${schema.metadata.name}-${part}' },
+              data: { part: '${part}' },
             },
           },
         ],

@@ -98,6 +98,9 @@ export async function restartableControlPlane(): Promise<RestartableControlPlane
       const p = plane;
       plane = undefined;
       if (!p) return;
+      if (p.process.exitCode !== null || p.process.signalCode !== null) return;
+      // Waited for: the exit must keep the event loop alive (the child was unref'd).
+      p.process.ref();
       const exited = new Promise((r) => p.process.once('exit', r));
       p.process.kill('SIGKILL'); // an outage, not a maintenance: no goodbye to the clients
       await exited;
