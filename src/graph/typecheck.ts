@@ -477,7 +477,7 @@ class Checker {
     const loc = slotLocations.get(slot);
     let at: SourceAt | undefined = loc?.at;
     if (at && 'offset' in at && offset !== undefined)
-      at = { offset: at.offset + offset, length: length ?? 1 };
+      at = { ...at, offset: at.offset + offset, length: length ?? 1 };
     const d: Omit<Diagnostic, 'location'> & { at?: SourceAt } = { severity: 'error', code, message };
     if (loc?.node !== undefined) d.node = loc.node;
     if (loc) d.path = formatPath(loc.segs);
