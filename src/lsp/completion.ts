@@ -10,8 +10,8 @@ import { CEL_MACROS, celFunctionCatalog } from '../cel/index.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
 import { MARKER_KEYS } from '../schema/simpleschema/markers.ts';
 import { type Analysis, graphAt } from './analysis.ts';
-import { celReceiver, descend, schemaOfName, typeLabel, visibleNames } from './scope.ts';
 import type { SchemaSet } from './schemas.ts';
+import { celReceiver, descend, schemaOfName, typeLabel, visibleNames } from './scope.ts';
 import { expressionAt, memberContext } from './textScan.ts';
 import { childScalars, keyPathAt, type PathStep, payloadIndex } from './yamlPath.ts';
 
@@ -24,7 +24,12 @@ export interface FeatureContext {
   lines: readonly string[];
 }
 
-export function complete(ctx: FeatureContext, offset: number, line: number, character: number): CompletionItem[] {
+export function complete(
+  ctx: FeatureContext,
+  offset: number,
+  line: number,
+  character: number,
+): CompletionItem[] {
   const text = ctx.analysis.text;
   const expr = expressionAt(text, offset);
   if (expr) return completeExpression(ctx, offset, expr.prefix);
@@ -54,7 +59,12 @@ function completeExpression(ctx: FeatureContext, offset: number, prefix: string)
     for (const [name, sigs] of functionsBy((f) => f.receiverType === null))
       items.push(functionItem(name, sigs, '2'));
     for (const m of CEL_MACROS.filter((x) => !x.receiver))
-      items.push({ label: m.name, kind: CompletionItemKind.Keyword, detail: m.signature, sortText: `1${m.name}` });
+      items.push({
+        label: m.name,
+        kind: CompletionItemKind.Keyword,
+        detail: m.signature,
+        sortText: `1${m.name}`,
+      });
     for (const k of ['true', 'false', 'null'])
       items.push({ label: k, kind: CompletionItemKind.Keyword, sortText: `3${k}` });
     return items;
@@ -94,11 +104,18 @@ function completeExpression(ctx: FeatureContext, offset: number, prefix: string)
     for (const [name, sigs] of methods) items.push(functionItem(name, sigs, '1'));
   if (receiver === 'list' || receiver === 'map' || !schema)
     for (const m of CEL_MACROS.filter((x) => x.receiver))
-      items.push({ label: m.name, kind: CompletionItemKind.Keyword, detail: m.signature, sortText: `1${m.name}` });
+      items.push({
+        label: m.name,
+        kind: CompletionItemKind.Keyword,
+        detail: m.signature,
+        sortText: `1${m.name}`,
+      });
   return items;
 }
 
-function functionsBy(pick: (f: ReturnType<typeof celFunctionCatalog>[number]) => boolean): Map<string, string[]> {
+function functionsBy(
+  pick: (f: ReturnType<typeof celFunctionCatalog>[number]) => boolean,
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const f of celFunctionCatalog()) {
     if (!pick(f) || !/^[A-Za-z_]\w*$/.test(f.name)) continue;
@@ -129,11 +146,11 @@ function completeYaml(ctx: FeatureContext, line: number, character: number): Com
   const kp = keyPathAt(ctx.lines, line, character);
   const keys = kp.steps.map((s) => s.key);
   const parent: PathStep = kp.steps.at(-1) ?? documentStep(ctx.lines, line);
-  if (kp.valueOf === 'apiVersion') {
+  if (kp.valueKey === 'apiVersion') {
     const seen = new Set(ctx.schemas.kinds(ctx.parsed.crdObjects).map((k) => k.apiVersion));
     return [...seen].map((v) => ({ label: v, kind: CompletionItemKind.Module }));
   }
-  if (kp.valueOf === 'kind') {
+  if (kp.valueKey === 'kind') {
     const apiVersion = childScalars(ctx.lines, parent).get('apiVersion');
     return ctx.schemas
       .kinds(ctx.parsed.crdObjects)
@@ -141,16 +158,20 @@ function completeYaml(ctx: FeatureContext, line: number, character: number): Com
       .map((k) => ({ label: k.kind, kind: CompletionItemKind.Class, detail: k.apiVersion }));
   }
   // SimpleSchema: `field: type | marker=value …` under spec.schema.{spec,status,types}.
-  if (kp.valueOf !== undefined && keys[0] === 'spec' && keys[1] === 'schema' && keys.length >= 3) {
+  if (kp.valueKey !== undefined && keys[0] === 'spec' && keys[1] === 'schema' && keys.length >= 3) {
     if (kp.typed.includes('|'))
       return MARKER_KEYS.map((m) => ({
         label: `${m}=`,
         kind: CompletionItemKind.Property,
         detail: 'SimpleSchema marker',
       }));
-    return SIMPLE_TYPES.map((t) => ({ label: t, kind: CompletionItemKind.TypeParameter, detail: 'SimpleSchema type' }));
+    return SIMPLE_TYPES.map((t) => ({
+      label: t,
+      kind: CompletionItemKind.TypeParameter,
+      detail: 'SimpleSchema type',
+    }));
   }
-  if (kp.valueOf !== undefined) return [];
+  if (kp.valueKey !== undefined) return [];
   // Fields of a node item.
   if (keys.at(-1) === '[]' && (keys.at(-2) === 'resources' || keys.at(-2) === 'nodes')) {
     const fields = NODE_FIELDS[keys.at(-2)!]!;

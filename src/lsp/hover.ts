@@ -32,8 +32,10 @@ export function hoverAt(ctx: FeatureContext, offset: number, line: number): Hove
     if (root && chain && graph) {
       if (chain.length === 1) {
         if (root.what === 'node' && root.node) lines.push(describeNode(root.node));
-        else if (root.what === 'schema') lines.push('`schema`: the instance of the RGD (spec, metadata, status)');
-        else if (root.what === 'iterator') lines.push(`\`${root.name}\`: forEach iterator of node \`${root.node?.id}\``);
+        else if (root.what === 'schema')
+          lines.push('`schema`: the instance of the RGD (spec, metadata, status)');
+        else if (root.what === 'iterator')
+          lines.push(`\`${root.name}\`: forEach iterator of node \`${root.node?.id}\``);
         else lines.push(`\`each\`: one item of collection \`${root.node?.id}\``);
       } else {
         let schema: OpenAPISchema | undefined = schemaOfName(root, graph, ctx.schemas, ctx.parsed.crdObjects);

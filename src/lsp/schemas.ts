@@ -84,7 +84,11 @@ export class SchemaSet {
   }
 
   /** The object schema of a kind, `$ref`s inlined. */
-  schemaOf(apiVersion: string, kind: string, crdObjects: readonly JsonValue[] = []): OpenAPISchema | undefined {
+  schemaOf(
+    apiVersion: string,
+    kind: string,
+    crdObjects: readonly JsonValue[] = [],
+  ): OpenAPISchema | undefined {
     return this.resolverFor(crdObjects).lookup(apiVersion, kind)?.schema;
   }
 

@@ -3,8 +3,9 @@
  * the compiled graph (their kind's OpenAPI schema), `schema` of an RGD (its SimpleSchema as OpenAPI),
  * forEach iterators and `each` (design/graph.md §5).
  */
-import type { CompiledFrame, CompiledGraph, CompiledNode, JsonValue } from '../graph/model.ts';
+import type { CompiledFrame, CompiledGraph, CompiledNode, CompiledRgd, JsonValue } from '../graph/model.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
+import { simpleSchemaToOpenAPI } from '../schema/simpleschema/convert.ts';
 import type { SchemaSet } from './schemas.ts';
 
 /** The fields of `metadata` every object has (the instance's metadata in `schema.metadata`). */
@@ -71,16 +72,7 @@ export function schemaOfName(
   schemas: SchemaSet,
   crdObjects: readonly JsonValue[],
 ): OpenAPISchema | undefined {
-  if (name.what === 'schema' && graph.rgd) {
-    return {
-      type: 'object',
-      properties: {
-        spec: asSchema(graph.rgd.specSchema) ?? { type: 'object' },
-        metadata: OBJECT_META,
-        ...(asSchema(graph.rgd.statusSchema) ? { status: asSchema(graph.rgd.statusSchema)! } : {}),
-      },
-    };
-  }
+  if (name.what === 'schema' && graph.rgd) return instanceSchema(graph.rgd);
   if ((name.what === 'node' || name.what === 'each') && name.node?.resolved) {
     const r = name.node.resolved;
     return schemas.schemaOf(r.apiVersion, r.kind, crdObjects);
@@ -88,8 +80,17 @@ export function schemaOfName(
   return undefined;
 }
 
-function asSchema(v: JsonValue | undefined): OpenAPISchema | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as OpenAPISchema) : undefined;
+const instanceSchemas = new WeakMap<CompiledRgd, OpenAPISchema>();
+
+/** The RGD's instance as CEL sees it: its SimpleSchema converted to OpenAPI, and metadata. */
+function instanceSchema(rgd: CompiledRgd): OpenAPISchema {
+  const known = instanceSchemas.get(rgd);
+  if (known) return known;
+  const raw = rgd.raw !== null && typeof rgd.raw === 'object' && !Array.isArray(rgd.raw) ? rgd.raw : {};
+  const spec = simpleSchemaToOpenAPI(raw.spec, { types: raw.types }).schema;
+  const out: OpenAPISchema = { type: 'object', properties: { spec, metadata: OBJECT_META } };
+  instanceSchemas.set(rgd, out);
+  return out;
 }
 
 /** One step down a schema: a field, or `[]` for an item of a list or a value of a map. */

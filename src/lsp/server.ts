@@ -11,10 +11,10 @@ import {
   CodeActionKind,
   type Connection,
   createConnection,
-  type Diagnostic as LspDiagnostic,
   DiagnosticSeverity,
   type InitializeResult,
   type Location,
+  type Diagnostic as LspDiagnostic,
   MarkupKind,
   type Range,
   StreamMessageReader,
@@ -29,8 +29,8 @@ import { fixesFor } from './codeActions.ts';
 import { complete, type FeatureContext } from './completion.ts';
 import { hoverAt } from './hover.ts';
 import { idRange, nodeNamedAt, referencesTo } from './navigation.ts';
-import { allNodes } from './scope.ts';
 import { type LiveSchemas, SchemaSet } from './schemas.ts';
+import { allNodes } from './scope.ts';
 import { documentSymbols } from './symbols.ts';
 import { linesOf } from './yamlPath.ts';
 
@@ -125,7 +125,10 @@ export function startLanguageServer(options: LspOptions): Connection {
   }
 
   /** The feature context of a document; `fresh` compiles pending edits first (hover, navigation). */
-  async function contextOf(uri: string, fresh: boolean): Promise<{ ctx: FeatureContext; doc: TextDocument } | undefined> {
+  async function contextOf(
+    uri: string,
+    fresh: boolean,
+  ): Promise<{ ctx: FeatureContext; doc: TextDocument } | undefined> {
     const doc = documents.get(uri);
     if (!doc) return undefined;
     let state = states.get(uri);
@@ -159,7 +162,8 @@ export function startLanguageServer(options: LspOptions): Connection {
   function toLspDiagnostic(d: Diagnostic, analysis: Analysis, doc: TextDocument): LspDiagnostic {
     const loc = d.location;
     let range: Range;
-    if (loc?.offset !== undefined) range = rangeOf(doc, loc.offset, loc.offset + Math.max(loc.length ?? 0, 1));
+    if (loc?.offset !== undefined)
+      range = rangeOf(doc, loc.offset, loc.offset + Math.max(loc.length ?? 0, 1));
     else if (loc?.line !== undefined) {
       const start = { line: loc.line - 1, character: (loc.column ?? 1) - 1 };
       range = { start, end: { line: loc.line - 1, character: Number.MAX_SAFE_INTEGER } };
@@ -217,7 +221,10 @@ export function startLanguageServer(options: LspOptions): Connection {
     if (!c) return null;
     const h = hoverAt(c.ctx, c.doc.offsetAt(p.position), p.position.line);
     if (!h) return null;
-    return { contents: { kind: MarkupKind.Markdown, value: h.markdown }, range: rangeOf(c.doc, h.start, h.end) };
+    return {
+      contents: { kind: MarkupKind.Markdown, value: h.markdown },
+      range: rangeOf(c.doc, h.start, h.end),
+    };
   });
 
   connection.onDefinition(async (p): Promise<Location | null> => {
@@ -235,7 +242,10 @@ export function startLanguageServer(options: LspOptions): Connection {
     if (!n) return [];
     const refs = referencesTo(c.ctx, n);
     const decl = p.context.includeDeclaration ? idRange(c.ctx.analysis.text, n) : undefined;
-    return [...(decl ? [decl] : []), ...refs].map((r) => ({ uri: c.doc.uri, range: rangeOf(c.doc, r.start, r.end) }));
+    return [...(decl ? [decl] : []), ...refs].map((r) => ({
+      uri: c.doc.uri,
+      range: rangeOf(c.doc, r.start, r.end),
+    }));
   });
 
   connection.onDocumentSymbol(async (p) => {

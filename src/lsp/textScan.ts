@@ -56,7 +56,10 @@ export function expressionsIn(text: string): TextExpression[] {
  * The expression the cursor is in: an open `${` before it on its line whose source has not closed
  * before the cursor. `prefix` is the CEL text from the `${` to the cursor.
  */
-export function expressionAt(text: string, offset: number): { sourceStart: number; prefix: string } | undefined {
+export function expressionAt(
+  text: string,
+  offset: number,
+): { sourceStart: number; prefix: string } | undefined {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   let i = text.lastIndexOf('${', offset - 2);
   while (i >= lineStart) {
@@ -139,7 +142,10 @@ export function memberContext(prefix: string): MemberContext {
 }
 
 /** The identifier under (or just before) an offset. */
-export function wordAt(text: string, offset: number): { word: string; start: number; end: number } | undefined {
+export function wordAt(
+  text: string,
+  offset: number,
+): { word: string; start: number; end: number } | undefined {
   let s = offset;
   while (s > 0 && /[A-Za-z0-9_]/.test(text[s - 1]!)) s--;
   let e = offset;

@@ -17,7 +17,7 @@ export interface KeyPath {
   /** From the document root to the map the cursor is in. */
   steps: PathStep[];
   /** The cursor follows `key:` on its line: a value is being typed. */
-  valueOf?: string;
+  valueKey?: string;
   /** What is typed of the key or value so far. */
   typed: string;
 }
@@ -60,11 +60,11 @@ export function keyPathAt(lines: readonly string[], line: number, character: num
   const cur = shape(before);
   const steps: PathStep[] = [];
   let want = cur.indent;
-  let valueOf: string | undefined;
+  let valueKey: string | undefined;
   let typed = before.slice(cur.indent);
   if (cur.key !== undefined) {
     const colon = before.indexOf(':', cur.indent);
-    valueOf = cur.key;
+    valueKey = cur.key;
     typed = before.slice(colon + 1).trimStart();
   }
   if (cur.dashIndent !== undefined) {
@@ -86,7 +86,7 @@ export function keyPathAt(lines: readonly string[], line: number, character: num
       want = s.dashIndent;
     }
   }
-  return { steps, ...(valueOf !== undefined ? { valueOf } : {}), typed };
+  return { steps, ...(valueKey !== undefined ? { valueKey } : {}), typed };
 }
 
 /** The scalar values of the direct children of the map opened by `key:` at `step` (e.g. a template's apiVersion). */

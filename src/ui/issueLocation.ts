@@ -69,9 +69,7 @@ export function issueSourceLocation(
     );
     // `at` covers the whole string value; point at the `${…}` inside it when it maps 1:1.
     const r = resolveSourceAt(
-      expr
-        ? { ...loc.at, offset: loc.at.offset + expr.offset, length: exprText(expr.cel).length }
-        : loc.at,
+      expr ? { ...loc.at, offset: loc.at.offset + expr.offset, length: exprText(expr.cel).length } : loc.at,
     );
     return source.location(r.offset, r.length);
   }

@@ -334,6 +334,10 @@ export function compileSlot(
       frame,
       path,
       where,
+      (name) => {
+        const i = e.source.search(new RegExp(`(?<![\\w.])${name}\\b`));
+        return i < 0 ? undefined : offsetAt(e.sourceOffset + i, name.length);
+      },
     );
     compiledExprs.push(ce);
   }
