@@ -11,6 +11,7 @@ export interface LspCliOptions {
   kubeconfig?: string | boolean;
   context?: string;
   refresh: string;
+  debounce: string;
   kroCompat?: boolean;
 }
 
@@ -23,6 +24,7 @@ export function registerLspCommand(program: Command): void {
     .option('--kubeconfig [path]', "also read schemas from a live cluster's /openapi/v3")
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--refresh <seconds>', 're-read the live schemas this often (0: never)', '30')
+    .option('--debounce <ms>', 'quiet time after an edit before diagnostics are recomputed', '150')
     .option('--no-kro-compat', "accept kgraph's extensions that kro rejects")
     .action(async (opts: LspCliOptions) => {
       const [{ startLanguageServer }] = await Promise.all([import('../../lsp/server.ts')]);
@@ -37,6 +39,7 @@ export function registerLspCommand(program: Command): void {
         ...(live ? { live } : {}),
         liveRefreshMs: Math.max(0, Number(opts.refresh) || 0) * 1000,
         kroCompat: opts.kroCompat !== false,
+        debounceMs: Math.max(0, Number(opts.debounce) || 0),
       });
     });
 }
