@@ -2,7 +2,7 @@
 /**
  * Makes docs/editor-screenshot.png, the picture of `kgraph lsp` in docs/editor.md: headless Neovim
  * (editors/neovim/kgraph.lua) in a tmux pane, a kro RGD with a misspelt node id and a completion popup
- * after `${deployment.spec.`; the pane is captured with its colours and drawn by headless Chromium.
+ * after `${deployment.metadata.`; the pane is captured with its colours and drawn by headless Chromium.
  * Needs Debian's neovim, tmux and chromium (.ci/run installs them). Run: node --import tsx scripts/editor-screenshot.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { repoRoot } from '../src/kube/localControlPlane.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const COLS = 112;
-const ROWS = 34;
+const ROWS = 44;
 const session = `kgraph-shot-${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), 'kgraph-editor-'));
 const demo = join(dir, 'webapp.yaml');
@@ -23,7 +23,7 @@ writeFileSync(
     .split('\n')
     .slice(2)
     .join('\n')
-    .replace('selector: ${deployment.spec', 'selector: ${deploymnt.spec'),
+    .replace('availableReplicas: ${deployment.status', 'availableReplicas: ${deploymnt.status'),
 );
 const init = join(dir, 'init.lua');
 writeFileSync(
@@ -58,9 +58,9 @@ tmux(
 let ansi: string;
 try {
   await sleep(6000);
-  // Scroll to the Service, open a line under its metadata name and ask for the fields of deployment.spec.
-  tmux('send-keys', '-t', session, '/selector: ', 'Enter');
-  tmux('send-keys', '-t', session, 'zt', '5k', 'O', '          minReadySeconds: ${deployment.spec.');
+  // From the status (the misspelt id) to the Service: a new line under its name asks for deployment.metadata's fields.
+  tmux('send-keys', '-t', session, ':8', 'Enter', 'zt');
+  tmux('send-keys', '-t', session, '/-service', 'Enter', 'o', '          namespace: ${deployment.metadata.');
   await sleep(1500);
   tmux('send-keys', '-t', session, 'C-x', 'C-o');
   await sleep(2500);
