@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, median } from './support.ts';
 import { bareApplyLoop, benchNamespace } from './workload.ts';
 

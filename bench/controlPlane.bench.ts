@@ -11,8 +11,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { type LocalControlPlane, startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { type LocalControlPlane, startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const roundsArg = process.argv.indexOf('--rounds');

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { GraphController } from '../src/controller/graph/controller.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { diffCounts, VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, writeReadmeSection } from './support.ts';
 import { benchNamespace, fanOutGraphOf, isReady } from './workload.ts';
 

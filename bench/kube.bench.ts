@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Informer } from '../src/kube/informer.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 async function timeEach(n: number, f: (i: number) => Promise<unknown>): Promise<number[]> {

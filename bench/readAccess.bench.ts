@@ -24,9 +24,9 @@ import {
 } from '../src/controller/core/readAccess.ts';
 import { subjectAccessReview } from '../src/kube/access.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
 import type { KubeObject } from '../src/kube/types.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { observedFromObjects } from '../src/runtime/observed.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 

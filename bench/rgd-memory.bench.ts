@@ -33,8 +33,8 @@ import { join } from 'node:path';
 import { pool } from '../src/controller/core/apply.ts';
 import { rgdCacheTransforms } from '../src/controller/rgd/caches.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
-import { freePort } from '../src/kube/freePort.ts';
 import { Informer, type KubeObject, type RestClient } from '../src/kube/index.ts';
+import { freePort } from '../src/localplane/freePort.ts';
 import { topConstructors } from './heapRetainers.ts';
 import {
   loadAverage,

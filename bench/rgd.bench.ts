@@ -16,11 +16,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
-import { freePort } from '../src/kube/freePort.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { VERBS } from '../src/kube/metrics.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { freePort } from '../src/localplane/freePort.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { type CpuProfile, topFunctions } from './profile.ts';
 import { loadAverage, measuredBy, median, spawnRgdController, writeReadmeSection } from './support.ts';
 

@@ -19,8 +19,8 @@ import { RgdController } from '../src/controller/rgd/controller.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const arg = (name: string, dflt: number): number => {

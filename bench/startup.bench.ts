@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { installGraphCrd } from '../src/controller/graph/crd.ts';
 import { installRgdCrd } from '../src/controller/rgd/crd.ts';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const RUNS = 5;

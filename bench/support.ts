@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '../src/kube/kubeconfig.ts';
-import { type LocalControlPlane, startLocalControlPlane } from '../src/kube/localControlPlane.ts';
 import { RestClient } from '../src/kube/rest.ts';
+import { type LocalControlPlane, startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
 
 /** The median (the mean of the two middle values for an even count); 0 for no values. */
 export function median(xs: number[]): number {

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { KubeConfig } from '@kubernetes/client-node';
-import { repoRoot, startLocalControlPlane } from '../src/kube/localControlPlane.ts';
-import { collectRefs, isRecord, type OpenAPISchema } from '../src/schema/openapi.ts';
+import { isRecord } from '../src/diag/record.ts';
+import { repoRoot, startLocalControlPlane } from '../src/localplane/localControlPlane.ts';
+import { collectRefs, type OpenAPISchema } from '../src/schema/openapi.ts';
 import { BUNDLE_FORMAT, type BundleKind, type SchemaBundle } from '../src/schema/sources/bundle.ts';
 import {
   documentComponents,

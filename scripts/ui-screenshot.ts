@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { offlineUiSource } from '../src/cli/commands/ui.ts';
-import { repoRoot } from '../src/kube/localControlPlane.ts';
+import { repoRoot } from '../src/localplane/localControlPlane.ts';
 import { startUiServer } from '../src/ui/server.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 

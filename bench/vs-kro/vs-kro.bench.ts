@@ -26,13 +26,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { installRgdCrd } from '../../src/controller/rgd/crd.ts';
-import { freePort } from '../../src/kube/freePort.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
 import { Informer } from '../../src/kube/informer.ts';
 import { KubeConfig } from '../../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../../src/kube/localControlPlane.ts';
 import { VERBS, WRITE_VERBS } from '../../src/kube/metrics.ts';
 import { RestClient } from '../../src/kube/rest.ts';
+import { freePort } from '../../src/localplane/freePort.ts';
+import { startLocalControlPlane } from '../../src/localplane/localControlPlane.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from '../support.ts';
 import { bareApplyLoop } from '../workload.ts';
 import {

@@ -7,13 +7,14 @@
  * the bundle (benchmarks, quick tools).
  */
 import { type KindInfo, type KindResolver, tableResolver } from './kinds.ts';
+import { KRO_API_VERSION } from './kroApi.ts';
 
 const N = 'Namespaced' as const;
 const C = 'Cluster' as const;
 
 const KINDS: [apiVersion: string, kind: string, scope: 'Namespaced' | 'Cluster', resource: string][] = [
-  ['kro.run/v1alpha1', 'Graph', N, 'graphs'],
-  ['kro.run/v1alpha1', 'ResourceGraphDefinition', C, 'resourcegraphdefinitions'],
+  [KRO_API_VERSION, 'Graph', N, 'graphs'],
+  [KRO_API_VERSION, 'ResourceGraphDefinition', C, 'resourcegraphdefinitions'],
   ['krop.opendefense.cloud/v1alpha1', 'ResourceGraphDefinition', C, 'resourcegraphdefinitions'],
   ['v1', 'ConfigMap', N, 'configmaps'],
   ['v1', 'Secret', N, 'secrets'],

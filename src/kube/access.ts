@@ -5,8 +5,9 @@
  * whether a Graph's ServiceAccount may read what the Graph reads (controller/core/readAccess.ts).
  * All are POSTs of a review object that is never stored (counted as `review`, not as a write).
  */
+
+import { isRecord } from '../diag/record.ts';
 import type { CallOptions, RestClient } from './rest.ts';
-import { isRecord } from './types.ts';
 
 export interface ResourceAttributes {
   verb: string;

@@ -4,11 +4,13 @@
  * changed or removed, and tells the caller (the Graph controller re-compiles the
  * Graphs that use the kind — a CRD installed after the Graph must work).
  */
+
+import { isRecord } from '../diag/record.ts';
 import type { Discovery } from './discovery.ts';
 import { Informer } from './informer.ts';
 import type { OpenApiV3 } from './openapi.ts';
 import type { RestClient } from './rest.ts';
-import { isRecord, type KubeObject } from './types.ts';
+import type { KubeObject } from './types.ts';
 
 export type CrdChange = 'added' | 'updated' | 'deleted';
 

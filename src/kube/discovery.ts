@@ -7,10 +7,11 @@
  * A kind missing from a cached group-version triggers one refetch (a CRD may
  * have just been established); `invalidate()` drops entries on CRD changes.
  */
+
+import { isRecord } from '../diag/record.ts';
 import { isApiError } from './errors.ts';
 import { formatApiVersion, groupVersionPath, parseApiVersion } from './paths.ts';
 import type { RestClient } from './rest.ts';
-import { isRecord } from './types.ts';
 
 export interface ResourceInfo {
   group: string;

@@ -6,6 +6,8 @@
  * "another Graph owns this field" (report, never steal) and "reclaim with force".
  */
 
+import { isRecord } from '../diag/record.ts';
+
 /** One conflicting (manager, field) pair of a server-side-apply 409. */
 export interface FieldConflict {
   /** The other field manager's name, e.g. `kubectl` or `kro-graphengine.tmpl.d2ba416cfd76`. */
@@ -109,9 +111,6 @@ export function isTransient(e: unknown): boolean {
   return e.code === 0 || e.code === 429 || e.code >= 500;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }

@@ -13,7 +13,9 @@
  * quantities `1000m` → `1`, or an unknown fieldsV1 form) it answers "changed",
  * which costs one apply, never a missed update.
  */
-import { isRecord, type KubeObject } from './types.ts';
+
+import { isRecord } from '../diag/record.ts';
+import type { KubeObject } from './types.ts';
 
 export type FieldsV1 = Record<string, unknown>;
 

@@ -14,9 +14,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isRecord } from '../diag/record.ts';
 import { parseApiVersion } from './paths.ts';
 import type { RestClient } from './rest.ts';
-import { isRecord } from './types.ts';
 
 export type JsonObject = Record<string, unknown>;
 

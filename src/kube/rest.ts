@@ -10,25 +10,27 @@
  *
  * Every request is counted by verb (`counters`), every failure is an `ApiError`.
  */
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import tls from 'node:tls';
-import { sleep } from './backoff.ts';
+import type http from 'node:http';
 import { Discovery, type ResourceInfo } from './discovery.ts';
-import { ApiError, apiErrorFromResponse, isApiError } from './errors.ts';
+import { isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
-import { RequestCounters, type Verb } from './metrics.ts';
-import { labelSelector, parseApiVersion, type QueryValue, queryString, resourcePath } from './paths.ts';
+import { RequestCounters } from './metrics.ts';
+import { labelSelector, parseApiVersion, type QueryValue, resourcePath } from './paths.ts';
+import {
+  type Answer,
+  APPLY_CONTENT_TYPE,
+  type CallOptions,
+  closeAgents,
+  type Impersonation,
+  type RawRequest,
+  sendWithRetry,
+  serverUrl,
+  type TransportShared,
+} from './transport.ts';
 import { asKubeList, asKubeObject, type KubeList, type KubeObject } from './types.ts';
 
-/** Who to act as (Impersonate-User / Impersonate-Group / Impersonate-Uid headers). */
-export interface Impersonation {
-  user: string;
-  groups?: string[];
-  uid?: string;
-  extra?: Record<string, string[]>;
-}
+export type { CallOptions, HttpMethod, Impersonation, RawRequest } from './transport.ts';
+export { parseWarnings, withRetryAfter } from './transport.ts';
 
 /** The user name and groups the API server gives a ServiceAccount. */
 export function serviceAccountImpersonation(namespace: string, name: string): Impersonation {
@@ -49,29 +51,6 @@ export interface ResourceTarget {
   plural?: string | undefined;
   namespace?: string | undefined;
   name?: string | undefined;
-}
-
-export interface CallOptions {
-  /** Act as this identity for this call; `null` drops the client's default impersonation. */
-  impersonate?: Impersonation | null;
-  signal?: AbortSignal;
-  /** Socket idle timeout; default the client's (30 s). */
-  timeoutMs?: number;
-}
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface RawRequest extends CallOptions {
-  method: HttpMethod;
-  /** Absolute API path, e.g. `/api/v1/namespaces`. May already carry a query string. */
-  path: string;
-  query?: Record<string, QueryValue> | undefined;
-  /** Serialized with JSON.stringify unless it is already a string or Buffer. */
-  body?: unknown;
-  contentType?: string | undefined;
-  accept?: string | undefined;
-  /** The verb counted; inferred from method and content type when omitted. */
-  verb?: Verb;
 }
 
 export interface ListOptions extends CallOptions {
@@ -143,7 +122,6 @@ export const METADATA_LIST_ACCEPT =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;q=0.9';
 export const METADATA_ACCEPT =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;q=0.9';
-const APPLY_CONTENT_TYPE = 'application/apply-patch+yaml';
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
@@ -151,17 +129,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 };
 
 /** State shared by a client and its impersonating copies (internal: pass only what another client exposes). */
-export interface RestClientShared {
-  kc: KubeConfig;
-  counters: RequestCounters;
-  agents: Map<string, http.Agent>;
-  /** TLS contexts per agent key (CA, client certificate and key parsed once). */
-  contexts: Map<string, tls.SecureContext>;
-  timeoutMs: number;
-  userAgent: string;
+export interface RestClientShared extends TransportShared {
   discovery: Discovery | undefined;
-  onWarning: ((warning: string, request: string) => void) | undefined;
-  maxRetries: number;
 }
 
 export class RestClient {
@@ -193,9 +162,7 @@ export class RestClient {
 
   /** The API server URL of the current context. */
   get server(): string {
-    const cluster = this.shared.kc.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    return cluster.server.replace(/\/+$/, '');
+    return serverUrl(this.shared.kc);
   }
 
   /** A copy acting as `who` (or as itself with `undefined`); shares counters, connections and discovery. */
@@ -422,7 +389,7 @@ export class RestClient {
 
   /** Any request; returns the parsed JSON body (or text). Non-2xx → ApiError. */
   async request(req: RawRequest): Promise<unknown> {
-    const res = await this.sendWithRetry(req, false);
+    const res = await this.send(req, false);
     return res.body;
   }
 
@@ -431,281 +398,20 @@ export class RestClient {
    * response stream; non-2xx answers are read and thrown as ApiError.
    */
   async stream(req: RawRequest): Promise<http.IncomingMessage> {
-    const res = await this.sendWithRetry(req, true);
+    const res = await this.send(req, true);
     if (!res.stream) throw new Error('internal: stream expected');
     return res.stream;
   }
 
-  /**
-   * Retries what the server asks us to retry (429 Too Many Requests — API Priority
-   * and Fairness — and 5xx answers carrying Retry-After), like client-go, up to
-   * `maxRetries` times, waiting what the server says (capped at 10 s). A GET whose
-   * reused keep-alive connection was reset is retried once.
-   */
-  private async sendWithRetry(
-    req: RawRequest,
-    streaming: boolean,
-  ): Promise<{ status: number; body: unknown; stream?: http.IncomingMessage }> {
-    let networkRetried = false;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.send(req, streaming);
-      } catch (e) {
-        if (!isApiError(e) || req.signal?.aborted) throw e;
-        const retryAfter = e.details?.retryAfterSeconds;
-        const throttled = e.code === 429 || (e.code >= 500 && retryAfter !== undefined);
-        if (throttled && attempt < this.shared.maxRetries) {
-          await sleep(Math.min(10_000, Math.max(1, retryAfter ?? 1) * 1000), req.signal);
-          continue;
-        }
-        if (e.code === 0 && e.reason === 'NetworkError' && req.method === 'GET' && !networkRetried) {
-          networkRetried = true;
-          continue;
-        }
-        throw e;
-      }
-    }
-  }
-
-  private async send(
-    req: RawRequest,
-    streaming: boolean,
-  ): Promise<{ status: number; body: unknown; stream?: http.IncomingMessage }> {
-    const verb = req.verb ?? inferVerb(req);
-    this.shared.counters.inc(verb, req.method, req.path);
-    const url = new URL(this.server + req.path + (req.query ? queryStringAppend(req.path, req.query) : ''));
-    const label = `${req.method} ${url.pathname}`;
-    const headers: Record<string, string | string[]> = {
-      Accept: req.accept ?? 'application/json',
-      'User-Agent': this.shared.userAgent,
-    };
-    let payload: Buffer | undefined;
-    if (req.body !== undefined) {
-      payload = Buffer.isBuffer(req.body)
-        ? req.body
-        : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body), 'utf8');
-      headers['Content-Type'] = req.contentType ?? 'application/json';
-      headers['Content-Length'] = String(payload.length);
-    }
-    const opts: https.RequestOptions = { method: req.method, headers };
-    try {
-      await this.shared.kc.applyToHTTPSOptions(opts);
-    } catch (e) {
-      this.shared.counters.incError(verb);
-      throw new ApiError({
-        code: 401,
-        reason: 'Unauthorized',
-        message: `credentials: ${errMessage(e)}`,
-        request: label,
-      });
-    }
-    // applyToHTTPSOptions may add Impersonate-* headers from the kubeconfig (`as`, `as-groups`); ours override.
-    const hdrs = (opts.headers ?? headers) as Record<string, string | string[] | number>;
-    const who = req.impersonate === undefined ? this.impersonation : (req.impersonate ?? undefined);
-    if (req.impersonate === null) {
-      for (const k of Object.keys(hdrs)) if (k.toLowerCase().startsWith('impersonate-')) delete hdrs[k];
-    }
-    if (who) applyImpersonation(hdrs, who);
-    opts.headers = hdrs;
-    opts.agent = this.agentFor(url, opts);
-    const timeoutMs = req.timeoutMs ?? this.shared.timeoutMs;
-    const mod = url.protocol === 'http:' ? http : https;
-
-    // Until the answer arrives, an abort destroys the request; after that (streams) the reader owns it.
-    let abortRequest = (): void => {};
-    try {
-      return await new Promise((resolve, reject) => {
-        const r = mod.request(url, opts, (res) => {
-          const status = res.statusCode ?? 0;
-          if (this.shared.onWarning) {
-            for (const w of parseWarnings(res.rawHeaders)) this.shared.onWarning(w, label);
-          }
-          if (streaming && status >= 200 && status < 300) {
-            resolve({ status, body: undefined, stream: res });
-            return;
-          }
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (e) =>
-            reject(new ApiError({ code: 0, reason: 'NetworkError', message: e.message, request: label })),
-          );
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: unknown = text;
-            const ctype = String(res.headers['content-type'] ?? '');
-            if (text !== '' && (ctype.includes('json') || /^\s*[{[]/.test(text))) {
-              try {
-                body = JSON.parse(text);
-              } catch {
-                if (status < 300) {
-                  reject(
-                    new ApiError({
-                      code: status,
-                      reason: 'BadResponse',
-                      message: 'invalid JSON response',
-                      request: label,
-                    }),
-                  );
-                  return;
-                }
-              }
-            }
-            if (status >= 200 && status < 300) resolve({ status, body });
-            else
-              reject(withRetryAfter(apiErrorFromResponse(status, body, label), res.headers['retry-after']));
-          });
-        });
-        abortRequest = () =>
-          r.destroy(new ApiError({ code: 0, reason: 'Aborted', message: 'request aborted', request: label }));
-        r.setTimeout(timeoutMs, () => {
-          r.destroy(
-            new ApiError({
-              code: 0,
-              reason: 'Timeout',
-              message: `no answer within ${timeoutMs} ms`,
-              request: label,
-            }),
-          );
-        });
-        r.on('error', (e) => {
-          reject(
-            isApiError(e)
-              ? e
-              : new ApiError({ code: 0, reason: 'NetworkError', message: e.message, request: label }),
-          );
-        });
-        if (req.signal) {
-          if (req.signal.aborted) abortRequest();
-          else req.signal.addEventListener('abort', abortRequest, { once: true });
-        }
-        r.end(payload);
-      });
-    } catch (e) {
-      this.shared.counters.incError(verb);
-      throw e;
-    } finally {
-      req.signal?.removeEventListener('abort', abortRequest);
-    }
-  }
-
-  /**
-   * One keep-alive agent per distinct TLS identity so connections are reused (client-node
-   * created a fresh agent per call). Proxied clusters keep client-node's proxy agent.
-   */
-  private agentFor(url: URL, opts: https.RequestOptions): http.Agent | undefined {
-    const cluster = this.shared.kc.getCurrentCluster();
-    if (cluster?.['proxy-url']) return opts.agent instanceof http.Agent ? opts.agent : undefined;
-    const h = createHash('sha256');
-    h.update(url.protocol);
-    for (const v of [opts.ca, opts.cert, opts.key, opts.pfx, opts.passphrase, opts.servername]) {
-      h.update('\0');
-      if (v !== undefined) h.update(typeof v === 'string' || Buffer.isBuffer(v) ? v : JSON.stringify(v));
-    }
-    h.update(String(opts.rejectUnauthorized));
-    const key = h.digest('hex');
-    let agent = this.shared.agents.get(key);
-    if (url.protocol === 'https:' && (opts.ca || opts.cert || opts.key || opts.pfx)) {
-      // One TLS context per identity: without it Node parses the CA, certificate and key again for
-      // every new connection (a large share of the controller's CPU under many short-lived sockets).
-      let context = this.shared.contexts.get(key);
-      if (!context) {
-        context = tls.createSecureContext({
-          ca: opts.ca,
-          cert: opts.cert,
-          key: opts.key,
-          pfx: opts.pfx,
-          passphrase: opts.passphrase,
-        });
-        this.shared.contexts.set(key, context);
-      }
-      (opts as https.RequestOptions & { secureContext?: tls.SecureContext }).secureContext = context;
-    }
-    if (!agent) {
-      agent =
-        url.protocol === 'http:'
-          ? new http.Agent({ keepAlive: true, maxFreeSockets: 16 })
-          : new https.Agent({
-              keepAlive: true,
-              maxFreeSockets: 16,
-              ca: opts.ca,
-              cert: opts.cert,
-              key: opts.key,
-              pfx: opts.pfx,
-              passphrase: opts.passphrase,
-              servername: opts.servername,
-              ...(opts.rejectUnauthorized !== undefined
-                ? { rejectUnauthorized: opts.rejectUnauthorized }
-                : {}),
-            });
-      this.shared.agents.set(key, agent);
-    }
-    return agent;
+  /** One request through the transport (transport.ts), as this client's identity unless the call says otherwise. */
+  private send(req: RawRequest, streaming: boolean): Promise<Answer> {
+    return sendWithRetry(this.shared, this.impersonation, req, streaming);
   }
 
   /** Closes idle keep-alive connections (call on shutdown so the process can exit). */
   close(): void {
-    for (const agent of this.shared.agents.values()) agent.destroy();
-    this.shared.agents.clear();
+    closeAgents(this.shared);
   }
-}
-
-function applyImpersonation(h: Record<string, string | string[] | number>, who: Impersonation): void {
-  for (const k of Object.keys(h)) {
-    if (k.toLowerCase().startsWith('impersonate-')) delete h[k];
-  }
-  h['Impersonate-User'] = who.user;
-  if (who.groups && who.groups.length > 0) h['Impersonate-Group'] = [...who.groups];
-  if (who.uid) h['Impersonate-Uid'] = who.uid;
-  for (const [k, vs] of Object.entries(who.extra ?? {})) {
-    h[`Impersonate-Extra-${encodeURIComponent(k)}`] = [...vs];
-  }
-}
-
-/** Folds a `Retry-After: <seconds>` header into the error's details when the Status lacked it. */
-export function withRetryAfter(e: ApiError, header: string | undefined): ApiError {
-  const secs = header !== undefined && /^\d+$/.test(header.trim()) ? Number(header.trim()) : undefined;
-  if (secs === undefined || e.details?.retryAfterSeconds !== undefined) return e;
-  return new ApiError({
-    code: e.code,
-    reason: e.reason,
-    message: e.message,
-    details: { ...e.details, retryAfterSeconds: secs },
-    request: e.request,
-  });
-}
-
-/** Messages of `Warning` headers (`299 - "text"`), from raw header pairs. */
-export function parseWarnings(rawHeaders: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() !== 'warning') continue;
-    const re = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
-    for (const m of (rawHeaders[i + 1] ?? '').matchAll(re)) out.push((m[1] ?? '').replace(/\\(.)/g, '$1'));
-  }
-  return out;
-}
-
-function inferVerb(req: RawRequest): Verb {
-  switch (req.method) {
-    case 'GET':
-      return /[?&]watch=(true|1)/.test(req.path) || req.query?.watch === true || req.query?.watch === 'true'
-        ? 'watch'
-        : 'get';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return req.contentType === APPLY_CONTENT_TYPE ? 'apply' : 'patch';
-    case 'DELETE':
-      return 'delete';
-  }
-}
-
-function queryStringAppend(path: string, query: Record<string, QueryValue>): string {
-  const qs = queryString(query);
-  if (qs === '') return '';
-  return path.includes('?') ? `&${qs.slice(1)}` : qs;
 }
 
 function callOpts(o: CallOptions): CallOptions {
@@ -739,8 +445,4 @@ export function refOf(obj: KubeObject): ResourceTarget {
 
 export function groupOf(apiVersion: string): string {
   return parseApiVersion(apiVersion).group;
-}
-
-function errMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

@@ -4,6 +4,8 @@
  * fields), and only the metadata kgraph relies on is typed.
  */
 
+import { isRecord } from '../diag/record.ts';
+
 export interface ManagedFieldsEntry {
   manager?: string;
   operation?: 'Apply' | 'Update' | string;
@@ -53,10 +55,6 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 
 /** What a delete returns: the object (when it lingers with finalizers or on Foreground) or a Status. */
 export type DeleteResult = KubeObject;
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Narrows a response body to a Kubernetes object, or throws. */
 export function asKubeObject(v: unknown, what = 'response'): KubeObject {

@@ -5,10 +5,11 @@
  * and so `ERROR` events (e.g. 410 Expired) become `ApiError`s the informer can act on.
  */
 import { createInterface } from 'node:readline';
+import { isRecord } from '../diag/record.ts';
 import { ApiError, apiErrorFromStatus } from './errors.ts';
 import { labelSelector, resourcePath } from './paths.ts';
 import type { CallOptions, ResourceTarget, RestClient } from './rest.ts';
-import { isRecord, type KubeObject } from './types.ts';
+import type { KubeObject } from './types.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 

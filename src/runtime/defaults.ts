@@ -3,11 +3,9 @@
  * a missing property with a `default` gets a copy of it, then present objects, list items and map
  * values are defaulted recursively. Used to prepare an RGD instance offline (design/rgd.md §20.1).
  */
-import type { OpenAPISchema } from '../schema/openapi.ts';
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isRecord } from '../diag/record.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 
 /** Returns a defaulted copy; the input is not mutated. */
 export function applyDefaults(value: unknown, schema: OpenAPISchema | undefined): unknown {

@@ -3,6 +3,8 @@
  * evaluated, and `omit()` removes the containing map key or list element (design/graph.md §16.5).
  * The first pending or failing expression stops the rendering with an `ExprStop` naming it.
  */
+
+import { isRecord } from '../diag/record.ts';
 import type { CompiledExpr, ExprSlot, FieldPath, ValueNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import type { EngineHost, ExprFailure } from './host.ts';
@@ -52,10 +54,6 @@ export function formatPath(path: FieldPath): string {
     else out += `[${JSON.stringify(step)}]`;
   }
   return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -3,6 +3,8 @@
  * data must be a valid LabelSelector; any other shape fails the ref rather than matching everything.
  */
 
+import { isRecord } from '../diag/record.ts';
+
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
 export interface LabelSelectorRequirement {
@@ -19,10 +21,6 @@ export interface LabelSelector {
 export type SelectorCheck = { ok: true; selector: LabelSelector } | { ok: false; message: string };
 
 const OPERATORS = new Set<string>(['In', 'NotIn', 'Exists', 'DoesNotExist']);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Validates a JSON value as a LabelSelector. Unknown keys (e.g. `matchLabel`) are rejected. */
 export function toLabelSelector(value: unknown): SelectorCheck {

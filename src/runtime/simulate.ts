@@ -3,6 +3,8 @@
  * nothing changes, where each rendered object is treated as observed — its desired state echoed back,
  * with the status supplied for it in the state files, if any. Pure: the caller reads the files.
  */
+
+import { isRecord } from '../diag/record.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import { canonicalKey } from './canonical.ts';
 import { evaluate } from './engine.ts';
@@ -61,10 +63,6 @@ export function toRenderOutput(result: EvaluationResult): RenderOutput {
   };
   if (result.status !== undefined) out.status = result.status;
   return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Deep merge of a patch contribution into its target (maps merge, everything else replaces). */

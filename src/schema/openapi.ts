@@ -64,10 +64,6 @@ export function unknownFieldsSchema(): OpenAPISchema {
   return markDynamic({ 'x-kubernetes-preserve-unknown-fields': true });
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Follows `$ref` (and the `allOf: [{$ref}]` wrapper the API server emits to attach siblings such as
  * `default` or `description`) until a concrete schema is reached. Siblings of the wrapper win over the

@@ -4,13 +4,15 @@
  * expressions. Dependencies that no expression carries (requires, extraDeps, identityHash, selectors,
  * structural edges) are kept as expressions in the annotation `kix.run/after`, so the Graph's DAG keeps them.
  */
+
+import { KRO_API_VERSION } from '../graph/kroApi.ts';
 import type { Build } from './build.ts';
 import { SdkCode, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
 import type { Json, JsonObject } from './values.ts';
 
 export interface KroGraph {
-  apiVersion: 'kro.run/v1alpha1';
+  apiVersion: typeof KRO_API_VERSION;
   kind: 'Graph';
   metadata: { name: string; namespace?: string };
   spec: { nodes: JsonObject[] };
@@ -59,7 +61,7 @@ export function toKroGraph(build: Build, name: string, namespace?: string): KroG
     nodes.push({ id: node.graphId, template: { apiVersion: apiVersion!, kind: kind!, metadata, ...rest } });
   }
   return {
-    apiVersion: 'kro.run/v1alpha1',
+    apiVersion: KRO_API_VERSION,
     kind: 'Graph',
     metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
     spec: { nodes },

@@ -11,6 +11,8 @@
 import { type CompileOutcome, GraphCompiler } from '../controller/core/graphCompiler.ts';
 import { newInterest, WatchSet } from '../controller/core/watches.ts';
 import { kubectlName, kubectlNameIn } from '../diag/objectName.ts';
+import { isRecord } from '../diag/record.ts';
+import { KRO_API_VERSION } from '../graph/kroApi.ts';
 import {
   crdApiVersions,
   Informer,
@@ -22,7 +24,6 @@ import {
 import { evaluate } from '../runtime/engine.ts';
 import type { ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
-import { isRecord } from './jsonSafe.ts';
 import { layoutSvg } from './layout.ts';
 import { type EntrySummary, entryKey, parseEntryKey, type UiCondition, type UiView } from './model.ts';
 import { conditionsOf } from './nodeStates.ts';
@@ -39,7 +40,6 @@ export interface ClusterSourceOptions {
   fallbackNamespace?: string;
 }
 
-const KRO = 'kro.run/v1alpha1';
 /** Engine passes while informers for newly seen kinds are started (as the reconciler does). */
 const MAX_PASSES = 6;
 const PREPARE_TIMEOUT_MS = 15_000;
@@ -168,9 +168,9 @@ class ClusterSource implements UiSource {
       );
     }
     for (const ns of this.namespaces ?? [undefined])
-      this.graphInformers.push(this.informer(KRO, 'graphs', ns));
+      this.graphInformers.push(this.informer(KRO_API_VERSION, 'graphs', ns));
     if (await this.mayWatch('kro.run', 'resourcegraphdefinitions')) {
-      this.rgdInformer = this.informer(KRO, 'resourcegraphdefinitions');
+      this.rgdInformer = this.informer(KRO_API_VERSION, 'resourcegraphdefinitions');
       this.rgdInformer.addHandlers({ add: () => void this.ensureInstanceInformers() });
     }
     if (await this.mayWatch('apiextensions.k8s.io', 'customresourcedefinitions')) {
@@ -373,7 +373,7 @@ class ClusterSource implements UiSource {
       const namespace = g.metadata.namespace ?? 'default';
       const result = await this.evaluateOn(outcome, namespace);
       const title = kubectlNameIn({
-        apiVersion: g.apiVersion || 'kro.run/v1alpha1',
+        apiVersion: g.apiVersion || KRO_API_VERSION,
         kind: g.kind || 'Graph',
         namespace,
         name: k.name,
@@ -391,7 +391,7 @@ class ClusterSource implements UiSource {
         ? `${count} instance(s) of ${kind.kind} (${kind.apiVersion})${inf ? '' : ' — the kind is not served (yet), or you may not list it'}; choose an instance for node states`
         : 'spec.schema has no kind';
       const title = kubectlName({
-        apiVersion: rgd.apiVersion || 'kro.run/v1alpha1',
+        apiVersion: rgd.apiVersion || KRO_API_VERSION,
         kind: rgd.kind || 'ResourceGraphDefinition',
         name: k.name,
       });

@@ -16,7 +16,3 @@ export function jsonSafe(v: unknown): unknown {
   }
   return v;
 }
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -3,8 +3,10 @@
  * apply a Graph owns only the fields it renders, so fields the server or others added (uid, status,
  * defaults, other managers' labels) are not differences. Lists are compared position by position.
  */
+
+import { isRecord } from '../diag/record.ts';
 import { formatPath } from '../expr/index.ts';
-import { isRecord, jsonSafe } from './jsonSafe.ts';
+import { jsonSafe } from './jsonSafe.ts';
 import type { DiffRow } from './model.ts';
 
 /** Rows beyond this are cut (a page is for reading; the YAML of both objects is shown too). */

@@ -4,13 +4,14 @@
  */
 import { stringify } from 'yaml';
 import type { Diagnostic } from '../diag/diagnostic.ts';
+import { isRecord } from '../diag/record.ts';
 import { formatDiagnostic } from '../graph/format.ts';
 import type { CompiledFrame, CompiledGraph } from '../graph/model.ts';
 import type { SourceFile } from '../graph/yamlTree.ts';
 import { identityOf, type ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult, NodeResult } from '../runtime/types.ts';
 import { describeIssue, findNode, uiLocation } from './issueLocation.ts';
-import { isRecord, jsonSafe } from './jsonSafe.ts';
+import { jsonSafe } from './jsonSafe.ts';
 import type {
   EntryType,
   LiveState,

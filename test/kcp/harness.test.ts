@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the blueprint quotes a kgraph ${…} expression
 /**
- * The kcp harness (tools/kcp-testenv, src/kube/kcpControlPlane.ts) on a real kcp v0.30.0: it starts on
+ * The kcp harness (tools/kcp-testenv, src/localplane/kcpControlPlane.ts) on a real kcp v0.30.0: it starts on
  * loopback with ports of its own, creates the workspaces asked for, each a logical cluster of its own
  * reached through its /clusters/<path> URL, and serves the kcp APIs the planes backend needs.
  */
@@ -12,8 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { waitForCrd } from '../../src/controller/core/crdReady.ts';
 import { blueprintCrd } from '../../src/controller/planes/crds.ts';
 import { APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
-import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/kube/kcpControlPlane.ts';
 import { RestClient } from '../../src/kube/rest.ts';
+import { type KcpControlPlane, kcpBinary, startKcp } from '../../src/localplane/kcpControlPlane.ts';
 import { freePort, spawnController, waitReadyz } from '../support/controllerProcess.ts';
 import { eventually } from '../support/kube.ts';
 

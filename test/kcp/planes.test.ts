@@ -24,13 +24,13 @@ import { recordObject } from '../../src/controller/planes/liveness.ts';
 import { livenessRecordName, qualifiedName } from '../../src/controller/planes/naming.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
+import { RestClient } from '../../src/kube/rest.ts';
 import {
   type KcpControlPlane,
   type KcpWorkspace,
   kcpBinary,
   startKcp,
-} from '../../src/kube/kcpControlPlane.ts';
-import { RestClient } from '../../src/kube/rest.ts';
+} from '../../src/localplane/kcpControlPlane.ts';
 import { yamlObjects } from '../integration/planes/support.ts';
 import { dedicatedControlPlane } from '../support/controlPlane.ts';
 import {

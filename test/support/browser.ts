@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { repoRoot } from '../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../src/localplane/localControlPlane.ts';
 
 export const CHROMIUM = process.env.KGRAPH_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(repoRoot, 'test-results', 'ui');

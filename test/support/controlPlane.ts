@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '../../src/kube/kubeconfig.ts';
-import { startLocalControlPlane } from '../../src/kube/localControlPlane.ts';
+import { startLocalControlPlane } from '../../src/localplane/localControlPlane.ts';
 
 export interface TestControlPlane {
   server: string;

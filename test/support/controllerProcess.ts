@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { eventually } from './kube.ts';
 
-export { freePort } from '../../src/kube/freePort.ts';
+export { freePort } from '../../src/localplane/freePort.ts';
 
 /**
  * Spawns `kgraph controller` with the kubeconfig, health and metrics on `port`, no CRD install and

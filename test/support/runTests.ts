@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalControlPlane } from '../../src/kube/localControlPlane.ts';
+import { startLocalControlPlane } from '../../src/localplane/localControlPlane.ts';
 
 const files = process.argv.slice(2);
 const needsCluster = files.some((f) => f.includes('test/integration/'));

@@ -1,7 +1,18 @@
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { defaultDevDataDir, devClusterDown, devClusterStatus, devClusterUp } from '../../kube/devCluster.ts';
-import { createWorkspace, kcpBinary, kcpStatus, startKcp, stopKcp } from '../../kube/kcpControlPlane.ts';
+import {
+  defaultDevDataDir,
+  devClusterDown,
+  devClusterStatus,
+  devClusterUp,
+} from '../../localplane/devCluster.ts';
+import {
+  createWorkspace,
+  kcpBinary,
+  kcpStatus,
+  startKcp,
+  stopKcp,
+} from '../../localplane/kcpControlPlane.ts';
 
 /** kcp's data dir beside the plain control plane's (`.dev/cluster` → `.dev/kcp`). */
 const kcpDir = (dataDir: string): string => join(dataDir, '..', 'kcp');

@@ -7,17 +7,18 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: output text quotes kgraph ${…} syntax
 import type { Command } from 'commander';
 import type { Diagnostic, SourceLocation } from '../../diag/diagnostic.ts';
+import { isRecord } from '../../diag/record.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
+import { KRO_API_VERSION } from '../../graph/kroApi.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
 import { validatePaths } from '../../graph/validate.ts';
 import { parseYamlFile, type SourceFile, toJson, type YNode } from '../../graph/yamlTree.ts';
 import { generateCrd } from '../../schema/crd/generate.ts';
 import { parseStatusPath, type StatusFieldType } from '../../schema/crd/statusSchema.ts';
-import { isRecord } from '../../schema/openapi.ts';
 import { writeYaml } from '../../yaml/writeYaml.ts';
 import { inputFiles, readInput, STDIN_NAME } from '../inputs.ts';
 
-const RGD_API_VERSIONS = new Set(['kro.run/v1alpha1', 'krop.opendefense.cloud/v1alpha1']);
+const RGD_API_VERSIONS = new Set([KRO_API_VERSION, 'krop.opendefense.cloud/v1alpha1']);
 
 export function registerCrdCommand(program: Command): void {
   program

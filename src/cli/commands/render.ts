@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import type { OpenApiSchema } from '../../cel/types/openapi.ts';
 import { type Diagnostic, KgraphError } from '../../diag/diagnostic.ts';
+import { isRecord } from '../../diag/record.ts';
 import { builtinKindResolver } from '../../graph/builtinKinds.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
 import { chainResolvers } from '../../graph/kinds.ts';
@@ -38,10 +39,6 @@ export interface RenderOptions {
 }
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Every object of a YAML/JSON file: documents, and the items of `kind: List` documents. */
 export function readObjects(file: string, option?: string): KubeObject[] {

@@ -21,17 +21,19 @@ import YAML from 'yaml';
 import { waitForCrd } from '../../controller/core/crdReady.ts';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { installGraphCrd } from '../../controller/graph/crd.ts';
+import { GRAPH_API_VERSION } from '../../controller/graph/names.ts';
 import { Manager } from '../../controller/host/manager.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { kubectlName, kubectlNameIn, kubectlTable, namespaceCell } from '../../diag/objectName.ts';
+import { isRecord } from '../../diag/record.ts';
 import { expandInputs } from '../../graph/validate.ts';
 import { connect } from '../../kube/connect.ts';
-import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../kube/devCluster.ts';
-import { repoRoot } from '../../kube/localControlPlane.ts';
 import type { RestClient } from '../../kube/rest.ts';
-import { isRecord, type KubeObject } from '../../kube/types.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import { defaultDevDataDir, devClusterDown, devClusterUp } from '../../localplane/devCluster.ts';
+import { repoRoot } from '../../localplane/localControlPlane.ts';
 import type { UiServer } from '../../ui/server.ts';
 import type { UiSource } from '../../ui/source.ts';
 import { parseDuration } from '../duration.ts';
@@ -40,7 +42,6 @@ import { applyRgdExamples, waitForInstances } from './upRgd.ts';
 import { runningUi, startDetachedUi, stopUi } from './upUi.ts';
 
 const FIELD_MANAGER = 'kgraph-up';
-const GRAPH_API_VERSION = 'kro.run/v1alpha1';
 
 export interface UpCliOptions {
   dataDir: string;

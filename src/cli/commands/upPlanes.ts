@@ -17,12 +17,12 @@ import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/cons
 import { CONSUMER_PLURAL, KROP_GROUP } from '../../controller/planes/names.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
-import { devClusterUp } from '../../kube/devCluster.ts';
-import { freePort } from '../../kube/freePort.ts';
 import { KubeConfig } from '../../kube/kubeconfig.ts';
-import { repoRoot } from '../../kube/localControlPlane.ts';
 import { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
+import { devClusterUp } from '../../localplane/devCluster.ts';
+import { freePort } from '../../localplane/freePort.ts';
+import { repoRoot } from '../../localplane/localControlPlane.ts';
 
 const FM = 'kgraph-up';
 const NS = 'kgraph-system';

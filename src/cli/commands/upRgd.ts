@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { inspectInstance } from '../../controller/rgd/inspect.ts';
 import { HEARTBEAT_MS } from '../../deploy/progress.ts';
 import { kubectlName, kubectlNameIn, kubectlType } from '../../diag/objectName.ts';
+import { KRO_API_VERSION } from '../../graph/kroApi.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { formatInstance } from './get.ts';
@@ -17,7 +18,7 @@ interface Doc {
 }
 
 const FIELD_MANAGER = 'kgraph-up';
-const RGD = { apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition' };
+const RGD = { apiVersion: KRO_API_VERSION, kind: 'ResourceGraphDefinition' };
 
 function stateOf(o: KubeObject | undefined): string | undefined {
   return (o?.status as { state?: string } | undefined)?.state;

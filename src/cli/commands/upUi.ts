@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KgraphError } from '../../diag/diagnostic.ts';
-import { repoRoot } from '../../kube/localControlPlane.ts';
+import { repoRoot } from '../../localplane/localControlPlane.ts';
 
 export interface UiRecord {
   pid: number;

@@ -7,6 +7,8 @@
  * containers) compare as stored (serverValues.ts). Anything else unsure (unknown list shapes, another
  * apiVersion) answers "apply"; applyMemory.ts then asks a dry run before writing. Pure.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import { jsonEqual, scalarEqual } from './jsonEqual.ts';
 import { isEmptyContainer, observedAsApplied, storedScalarEqual } from './serverValues.ts';
 
@@ -21,17 +23,13 @@ export interface ManagedFieldsLike {
   fieldsV1?: Record<string, unknown>;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The Apply entry of `manager` for the endpoint (`''` = main resource, `'status'`). */
 export function managerEntry(
   observed: Record<string, unknown>,
   manager: string,
   subresource = '',
 ): ManagedFieldsLike | undefined {
-  const meta = isObj(observed.metadata) ? observed.metadata : {};
+  const meta = isRecord(observed.metadata) ? observed.metadata : {};
   const entries = Array.isArray(meta.managedFields) ? (meta.managedFields as ManagedFieldsLike[]) : [];
   return entries.find(
     (e) => e.manager === manager && e.operation === 'Apply' && (e.subresource ?? '') === subresource,
@@ -41,7 +39,7 @@ export function managerEntry(
 /** The part of an apply payload that SSA tracks as fields (identity fields are not tracked). */
 export function trackedContent(desired: Record<string, unknown>): Record<string, unknown> {
   const { apiVersion: _a, kind: _k, metadata, ...rest } = desired;
-  if (isObj(metadata)) {
+  if (isRecord(metadata)) {
     const { name: _n, namespace: _ns, ...m } = metadata;
     if (Object.keys(m).length > 0) return { metadata: m, ...rest };
   }
@@ -60,7 +58,7 @@ export function appliedFieldsAgree(
 ): boolean {
   if (!observed) return false;
   const entry = managerEntry(observed, manager, subresource);
-  if (!entry || !isObj(entry.fieldsV1)) return false;
+  if (!entry || !isRecord(entry.fieldsV1)) return false;
   if (entry.apiVersion !== undefined && entry.apiVersion !== desired.apiVersion) return false;
   return agreeMap(trackedContent(desired), entry.fieldsV1, observedAsApplied(desired, observed));
 }
@@ -73,10 +71,10 @@ function agreeMap(desired: Record<string, unknown>, fields: FieldsNode, observed
   const keys = Object.keys(desired);
   const owned = childKeys(fields);
   if (owned.length !== keys.length) return false;
-  const o = isObj(observed) ? observed : undefined;
+  const o = isRecord(observed) ? observed : undefined;
   for (const k of keys) {
     const child = fields[`f:${k}`];
-    if (!isObj(child)) return false;
+    if (!isRecord(child)) return false;
     if (!agreeValue(desired[k], child, o?.[k])) return false;
   }
   return true;
@@ -90,7 +88,7 @@ function agreeValue(d: Json, fields: FieldsNode, o: Json): boolean {
     if (sub.length === 0) return contains(o, d); // atomic list: owned as one leaf
     return agreeList(d, fields, o);
   }
-  if (isObj(d)) {
+  if (isRecord(d)) {
     if (sub.length === 0) {
       // An atomic map, or an empty desired map.
       return contains(o, d);
@@ -119,10 +117,10 @@ function agreeList(d: Json[], fields: FieldsNode, o: Json): boolean {
     }
     const key = parseKey(matched.slice(2)) as Record<string, unknown>;
     const oItem = observedItems.find(
-      (x) => isObj(x) && Object.entries(key).every(([kk, kv]) => scalarEqual(x[kk], kv)),
+      (x) => isRecord(x) && Object.entries(key).every(([kk, kv]) => scalarEqual(x[kk], kv)),
     );
     const child = fields[matched];
-    if (!isObj(child) || !isObj(item) || oItem === undefined) return false;
+    if (!isRecord(child) || !isRecord(item) || oItem === undefined) return false;
     if (!agreeMap(item, child, oItem)) return false;
   }
   return true;
@@ -133,7 +131,7 @@ function entryMatches(e: string, item: Json, defaulted: boolean): boolean {
   if (e.startsWith('v:')) return !defaulted && jsonEqual(parseKey(e.slice(2)), item);
   if (!e.startsWith('k:')) return false;
   const key = parseKey(e.slice(2));
-  if (!isObj(key) || !isObj(item)) return false;
+  if (!isRecord(key) || !isRecord(item)) return false;
   const fields = Object.entries(key);
   const present = fields.filter(([kk]) => item[kk] !== undefined);
   if (present.length === 0) return false;
@@ -154,8 +152,8 @@ export function contains(o: Json, d: Json): boolean {
   if (Array.isArray(d)) {
     return Array.isArray(o) && o.length === d.length && d.every((x, i) => contains(o[i], x));
   }
-  if (isObj(d)) {
-    return isObj(o) && Object.entries(d).every(([k, v]) => contains(o[k], v));
+  if (isRecord(d)) {
+    return isRecord(o) && Object.entries(d).every(([k, v]) => contains(o[k], v));
   }
   return storedScalarEqual(d, o);
 }

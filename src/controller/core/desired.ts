@@ -3,6 +3,8 @@
  * labelling rule — design/graph.md §23.1 for Graphs, design/graph.md §23.2 for RGD instances) and the patch payloads with the
  * contribution each one makes. Pure.
  */
+
+import { asRecord } from '../../diag/record.ts';
 import { identityOf, type ObjectIdentity } from '../../runtime/observed.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { type Contribution, resourceKey } from './inventory.ts';
@@ -33,18 +35,12 @@ function rendered(n: NodeResult): boolean {
   return (n.state === 'ready' || n.state === 'waiting') && n.objects.length > 0;
 }
 
-function asObj(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
-}
-
 export function desiredTemplates(result: EvaluationResult, stamp: Stamp): DesiredObject[] {
   const out: DesiredObject[] = [];
   for (const n of result.nodes) {
     if (n.kind !== 'template' || !rendered(n)) continue;
     n.objects.forEach((o, i) => {
-      const value = asObj(o.value);
+      const value = asRecord(o.value);
       if (!value) return;
       const obj = stamp(value, {
         node: n,
@@ -65,7 +61,7 @@ export function desiredPatches(result: EvaluationResult, ownerUid: string): Desi
     if (n.kind !== 'patch' || !rendered(n)) continue;
     const fieldManager = patchManager(ownerUid, n.path);
     n.objects.forEach((o, i) => {
-      const obj = asObj(o.value);
+      const obj = asRecord(o.value);
       const id = obj ? identityOf(obj) : undefined;
       if (!obj || !id) return;
       if (n.items[i] && !n.items[i].observed) return; // target missing: the node waits

@@ -3,11 +3,9 @@
  * same integer are equal (large integers decode as bigints). Pure.
  */
 
-type Json = unknown;
+import { isRecord } from '../../diag/record.ts';
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+type Json = unknown;
 
 export function scalarEqual(a: Json, b: Json): boolean {
   if (a === b) return true;
@@ -20,8 +18,8 @@ export function scalarEqual(a: Json, b: Json): boolean {
 export function jsonEqual(a: Json, b: Json): boolean {
   if (Array.isArray(a))
     return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isObj(a)) {
-    if (!isObj(b)) return false;
+  if (isRecord(a)) {
+    if (!isRecord(b)) return false;
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
   }

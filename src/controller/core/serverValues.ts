@@ -18,10 +18,7 @@
  * known here is decided by one server-side dry-run apply (applyMemory.ts). Pure.
  */
 import { Quantity } from '../../cel/lib/quantity.ts';
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isRecord } from '../../diag/record.ts';
 
 function quantityOf(v: unknown): Quantity | undefined {
   let s: string;
@@ -53,7 +50,7 @@ export function storedScalarEqual(d: unknown, o: unknown): boolean {
 
 /** An empty map or list, which the server does not store. */
 export function isEmptyContainer(v: unknown): boolean {
-  return (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+  return (Array.isArray(v) && v.length === 0) || (isRecord(v) && Object.keys(v).length === 0);
 }
 
 function decodeBase64(s: unknown): string | undefined {
@@ -70,9 +67,10 @@ export function observedAsApplied(
   desired: Record<string, unknown>,
   observed: Record<string, unknown>,
 ): Record<string, unknown> {
-  if (desired.apiVersion !== 'v1' || desired.kind !== 'Secret' || !isObj(desired.stringData)) return observed;
+  if (desired.apiVersion !== 'v1' || desired.kind !== 'Secret' || !isRecord(desired.stringData))
+    return observed;
   if (observed.stringData !== undefined) return observed;
-  const data = isObj(observed.data) ? observed.data : {};
+  const data = isRecord(observed.data) ? observed.data : {};
   const restored: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(desired.stringData)) {
     const text = decodeBase64(data[k]);

@@ -2,6 +2,8 @@
  * Labels and annotations stamped on every resource a Graph's template nodes create
  * (design/graph.md §23.1). Pure: returns a new object.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import {
   ANNOTATION_APPLY_ORDER,
   ANNOTATION_NODE_PATH,
@@ -21,18 +23,14 @@ export interface StampInfo {
   collection?: { index: number; size: number };
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (isObj(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
   return out;
 }
 
 export function stampTemplate(obj: Record<string, unknown>, info: StampInfo): Record<string, unknown> {
-  const meta = isObj(obj.metadata) ? obj.metadata : {};
+  const meta = isRecord(obj.metadata) ? obj.metadata : {};
   const labels: Record<string, string> = { ...stringMap(meta.labels) };
   const annotations: Record<string, string> = { ...stringMap(meta.annotations) };
   labels[LABEL_NODE_ID] = labelValue(info.nodePath).value;

@@ -4,6 +4,7 @@
  * by us, but a human may have edited it); building is deterministic so unchanged status compares equal.
  */
 
+import { isRecord } from '../../diag/record.ts';
 import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
 import type { Contribution, ManagedResource } from '../core/inventory.ts';
 import { jsonEqual } from '../core/jsonEqual.ts';
@@ -18,18 +19,15 @@ export interface GraphStatus {
 
 export const MAX_MANAGED_RESOURCES = 5000;
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
 export function parseStatus(graph: Record<string, unknown>): GraphStatus {
-  const s = isObj(graph.status) ? graph.status : {};
+  const s = isRecord(graph.status) ? graph.status : {};
   const managedResources: ManagedResource[] = [];
   for (const e of Array.isArray(s.managedResources) ? s.managedResources : []) {
-    if (!isObj(e)) continue;
+    if (!isRecord(e)) continue;
     const apiVersion = str(e.apiVersion);
     const kind = str(e.kind);
     const name = str(e.name);
@@ -43,7 +41,7 @@ export function parseStatus(graph: Record<string, unknown>): GraphStatus {
   }
   const contributions: Contribution[] = [];
   for (const e of Array.isArray(s.contributions) ? s.contributions : []) {
-    if (!isObj(e)) continue;
+    if (!isRecord(e)) continue;
     const apiVersion = str(e.apiVersion);
     const kind = str(e.kind);
     const name = str(e.name);
@@ -58,7 +56,7 @@ export function parseStatus(graph: Record<string, unknown>): GraphStatus {
   }
   const conditions: Condition[] = [];
   for (const c of Array.isArray(s.conditions) ? s.conditions : []) {
-    if (!isObj(c) || !str(c.type)) continue;
+    if (!isRecord(c) || !str(c.type)) continue;
     const status = c.status === 'True' || c.status === 'False' ? c.status : 'Unknown';
     conditions.push({
       type: str(c.type) ?? '',

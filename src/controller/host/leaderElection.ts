@@ -10,9 +10,9 @@
  * Lease traffic uses its own request counters (by default), so "a steady state
  * makes no writes" is measured on the reconciler's requests only.
  */
+import { isRecord } from '../../diag/record.ts';
 import {
   isApiError,
-  isRecord,
   type KubeObject,
   RequestCounters,
   type ResourceTarget,

@@ -3,6 +3,8 @@
  * every plane, Qualifying (design/planes.md §7.2) on the provider plane, OwnerRef on the consumer plane where Kubernetes
  * accepts it (design/planes.md §13.2). Every step works on a copy; the rendered object is never mutated. Pure.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import type { CompiledNode } from '../../graph/model.ts';
 import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './names.ts';
 import { qualifiedName, safeLabelValue } from './naming.ts';
@@ -53,10 +55,6 @@ export function selectorFor(instanceUidLabel: string, clusterLabel: string): str
   return `${LABEL_INSTANCE_UID}=${instanceUidLabel},${LABEL_CONSUMER_CLUSTER}=${clusterLabel},!${LABEL_LIVENESS}`;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Whether an owner reference from this child to the instance is valid (design/planes.md §13.2). */
 export function ownerRefValid(ctx: ChainContext, childNamespace: string | undefined): boolean {
   if (ctx.instance.namespace === '') return true; // cluster-scoped owner: any child
@@ -68,11 +66,11 @@ export function decorate(
   obj: Record<string, unknown>,
   node: Pick<CompiledNode, 'target' | 'resolved'>,
 ): Record<string, unknown> {
-  const meta = isObj(obj.metadata) ? { ...obj.metadata } : {};
+  const meta = isRecord(obj.metadata) ? { ...obj.metadata } : {};
   const { labels, annotations } = gcLabels(ctx);
-  meta.labels = { ...(isObj(meta.labels) ? meta.labels : {}), ...labels };
+  meta.labels = { ...(isRecord(meta.labels) ? meta.labels : {}), ...labels };
   if (Object.keys(annotations).length > 0)
-    meta.annotations = { ...(isObj(meta.annotations) ? meta.annotations : {}), ...annotations };
+    meta.annotations = { ...(isRecord(meta.annotations) ? meta.annotations : {}), ...annotations };
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
   if (node.target === 'provider' && typeof meta.name === 'string') {
     meta.name = qualifiedName(ctx.clusterID, ctx.instance.namespace, ctx.instance.name, meta.name, kind);

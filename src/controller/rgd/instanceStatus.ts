@@ -4,6 +4,8 @@
  * `state` IN_PROGRESS | ACTIVE | DELETING | ERROR. With custom conditions (design/rgd.md §20.3) the author's
  * conditions replace the four built-ins on the wire. Pure.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import type { BuiltinCondition, CustomConditionsResult } from '../../runtime/index.ts';
 import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
 import { jsonEqual } from '../core/jsonEqual.ts';
@@ -30,16 +32,12 @@ export interface ConditionInput {
   message: string;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The conditions currently on the instance (lenient: a human may have edited them). */
 export function parseConditions(instance: Record<string, unknown>): Condition[] {
-  const s = isObj(instance.status) ? instance.status : {};
+  const s = isRecord(instance.status) ? instance.status : {};
   const out: Condition[] = [];
   for (const c of Array.isArray(s.conditions) ? s.conditions : []) {
-    if (!isObj(c) || typeof c.type !== 'string') continue;
+    if (!isRecord(c) || typeof c.type !== 'string') continue;
     out.push({
       type: c.type,
       status: c.status === 'True' || c.status === 'False' ? c.status : 'Unknown',
@@ -111,7 +109,7 @@ export function instanceStatusJson(s: InstanceStatus): Record<string, unknown> {
 
 /** True when `s` is what the instance's status already says (no write needed). */
 export function instanceStatusMatches(instance: Record<string, unknown>, s: InstanceStatus): boolean {
-  return jsonEqual(isObj(instance.status) ? instance.status : {}, instanceStatusJson(s));
+  return jsonEqual(isRecord(instance.status) ? instance.status : {}, instanceStatusJson(s));
 }
 
 /** The built-in conditions as the author's `runtime.condition(schema, …)` reads them (no timestamps). */

@@ -4,8 +4,9 @@
  * and the ApplySet id of an instance (KEP-3659). Pure.
  */
 import { createHash } from 'node:crypto';
+import { KRO_API_VERSION } from '../../graph/kroApi.ts';
 
-export const RGD_API_VERSION = 'kro.run/v1alpha1';
+export const RGD_API_VERSION = KRO_API_VERSION;
 export const RGD_KIND = 'ResourceGraphDefinition';
 export const RGD_PLURAL = 'resourcegraphdefinitions';
 export const RGD_CRD_NAME = 'resourcegraphdefinitions.kro.run';

@@ -3,6 +3,8 @@
  * (design/graph.md §23.3). Children carry the instance's identity and the ApplySet membership, never the
  * `kro.run/resource-graph-definition-*` labels. Pure: returns new objects.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import type { TemplateItem } from '../core/desired.ts';
 import {
   ANNOTATION_APPLY_ORDER,
@@ -44,13 +46,9 @@ export interface InstanceIdentity {
   applySetId: string;
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (isObj(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
   return out;
 }
 
@@ -59,7 +57,7 @@ export function stampChild(
   item: TemplateItem,
   inst: InstanceIdentity,
 ): Record<string, unknown> {
-  const meta = isObj(obj.metadata) ? obj.metadata : {};
+  const meta = isRecord(obj.metadata) ? obj.metadata : {};
   const labels: Record<string, string> = { ...stringMap(meta.labels) };
   const annotations: Record<string, string> = { ...stringMap(meta.annotations) };
   const name = labelValue(inst.name);

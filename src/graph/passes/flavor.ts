@@ -3,6 +3,8 @@
  * holds the nodes, which node kinds and fields exist, the id pattern and the reserved words. The passes
  * read them from here rather than branching on the source kind.
  */
+
+import { KRO_API_VERSION } from '../kroApi.ts';
 import type { NodeKind, SourceKind } from '../model.ts';
 import { GRAPH_RESERVED, RGD_RESERVED } from '../reserved.ts';
 
@@ -69,8 +71,8 @@ export const MODIFIERS: Record<NodeKind, { includeWhen: boolean; readyWhen: bool
 
 /** Detects which API a document is written in. */
 export function sourceKindOf(apiVersion: unknown, kind: unknown): SourceKind | undefined {
-  if (apiVersion === 'kro.run/v1alpha1' && kind === 'Graph') return 'Graph';
-  if (apiVersion === 'kro.run/v1alpha1' && kind === 'ResourceGraphDefinition') return 'KroRGD';
+  if (apiVersion === KRO_API_VERSION && kind === 'Graph') return 'Graph';
+  if (apiVersion === KRO_API_VERSION && kind === 'ResourceGraphDefinition') return 'KroRGD';
   if (apiVersion === 'krop.opendefense.cloud/v1alpha1' && kind === 'ResourceGraphDefinition')
     return 'KropRGD';
   return undefined;

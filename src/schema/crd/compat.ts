@@ -6,7 +6,8 @@
  * ConservativeCRDComparison) adds tightened bounds and newly required existing fields.
  */
 import equal from 'fast-deep-equal';
-import { isRecord, type OpenAPISchema } from '../openapi.ts';
+import { isRecord } from '../../diag/record.ts';
+import type { OpenAPISchema } from '../openapi.ts';
 
 export const ALLOW_BREAKING_CHANGES_ANNOTATION = 'kro.run/allow-breaking-changes';
 

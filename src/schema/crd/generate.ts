@@ -5,8 +5,9 @@
  * columns. Pure: the controller applies the result, `kgraph crd` prints it.
  */
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord, type OpenAPISchema } from '../openapi.ts';
+import type { OpenAPISchema } from '../openapi.ts';
 import { childPath, DiagnosticSink, type Locate } from '../report.ts';
 import { resolveCustomTypes } from '../simpleschema/customTypes.ts';
 import { FieldConverter } from '../simpleschema/fieldConverter.ts';

@@ -3,8 +3,9 @@
  * printer columns, CRD metadata) into a normalized value. The SimpleSchema parts (`spec`, `types`,
  * `status`) are kept raw here and converted by the generator.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
 
 export interface PrinterColumn {

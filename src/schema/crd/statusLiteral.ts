@@ -5,9 +5,10 @@
  * and to report the static status rules (every leaf an expression, reserved fields).
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages quote kgraph ${…} syntax
+
+import { isRecord } from '../../diag/record.ts';
 import { scanValue } from '../../expr/index.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
 import type { StatusFieldType } from './statusSchema.ts';
 

@@ -5,7 +5,8 @@
  * controller-owned `state` and `conditions` are always added with their standard schemas.
  */
 import equal from 'fast-deep-equal';
-import { isRecord, type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
+import { isRecord } from '../../diag/record.ts';
+import { type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
 
 export type StatusPath = readonly (string | number)[];
 

@@ -3,8 +3,9 @@
  * then converts `spec.schema.spec` field by field (fieldConverter.ts), expanding custom types inline.
  */
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord, type OpenAPISchema } from '../openapi.ts';
+import type { OpenAPISchema } from '../openapi.ts';
 import { DiagnosticSink, type Locate } from '../report.ts';
 import { resolveCustomTypes } from './customTypes.ts';
 import { FieldConverter } from './fieldConverter.ts';

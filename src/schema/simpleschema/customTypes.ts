@@ -3,8 +3,10 @@
  * after the types it uses. Cycles are rejected with the cycle spelled out, and types on a cycle are
  * marked broken so their users do not produce a second, misleading "unknown type" error.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord, type OpenAPISchema } from '../openapi.ts';
+import type { OpenAPISchema } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
 import { type CustomTypeTable, FieldConverter } from './fieldConverter.ts';
 import { customTypeNames, parseTypeExpr, splitField } from './typeExpr.ts';

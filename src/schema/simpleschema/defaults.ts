@@ -4,8 +4,9 @@
  * strict number and boolean parsers the other markers share.
  */
 import { RE2JS } from 're2js';
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord, type OpenAPISchema } from '../openapi.ts';
+import type { OpenAPISchema } from '../openapi.ts';
 import type { DiagnosticSink } from '../report.ts';
 import type { Marker } from './markers.ts';
 

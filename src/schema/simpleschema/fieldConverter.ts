@@ -3,9 +3,11 @@
  * `<type> | <markers>` string becomes the type's schema with its markers applied. Custom types are
  * looked up in an already-resolved table, so this module never recurses into type declarations.
  */
+
+import { isRecord } from '../../diag/record.ts';
 import { closest } from '../../diag/suggest.ts';
 import { SchemaCode } from '../codes.ts';
-import { isRecord, type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
+import { type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
 import { applyMarkers } from './applyMarkers.ts';
 import type { ResolvedCustomType } from './customTypes.ts';

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { isRecord, type OpenAPISchema, type SchemaComponents } from '../openapi.ts';
+import { isRecord } from '../../diag/record.ts';
+import type { OpenAPISchema, SchemaComponents } from '../openapi.ts';
 import { joinApiVersion, type ResolvedSchema, type SchemaSource } from './types.ts';
 
 export const BUNDLE_FORMAT = 1;

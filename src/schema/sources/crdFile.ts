@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../../diag/diagnostic.ts';
+import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import { COMPONENT_REF_PREFIX, isRecord, type OpenAPISchema, type SchemaComponents } from '../openapi.ts';
+import { COMPONENT_REF_PREFIX, type OpenAPISchema, type SchemaComponents } from '../openapi.ts';
 import { joinApiVersion, type ResolvedSchema, type SchemaSource } from './types.ts';
 
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';

@@ -3,9 +3,9 @@
  * component of a kind by `x-kubernetes-group-version-kind`, strip descriptions for compact storage,
  * and inline `$ref`s for consumers that want one self-contained schema (cycles cut to untyped).
  */
+import { isRecord } from '../../diag/record.ts';
 import {
   COMPONENT_REF_PREFIX,
-  isRecord,
   type OpenAPISchema,
   type SchemaComponents,
   unknownFieldsSchema,

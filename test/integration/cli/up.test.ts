@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connect } from '../../../src/kube/connect.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { eventually } from '../../support/kube.ts';
 

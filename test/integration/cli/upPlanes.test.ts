@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { connect } from '../../../src/kube/connect.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 
 const cli = join(repoRoot, 'bin', 'kgraph.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-up-planes-'));

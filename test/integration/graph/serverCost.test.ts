@@ -16,12 +16,12 @@ import { controllerClient } from '../../../src/controller/core/writeDefaults.ts'
 import { installGraphCrd } from '../../../src/controller/graph/crd.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
+import { RestClient } from '../../../src/kube/rest.ts';
 import {
   type LocalControlPlane,
   repoRoot,
   startLocalControlPlane,
-} from '../../../src/kube/localControlPlane.ts';
-import { RestClient } from '../../../src/kube/rest.ts';
+} from '../../../src/localplane/localControlPlane.ts';
 import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { eventually } from '../../support/kube.ts';
 import { grantAll } from './support.ts';

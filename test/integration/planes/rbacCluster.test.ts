@@ -13,8 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { rbacCommand } from '../../../src/cli/commands/rbac.ts';
 import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import { dedicatedControlPlane } from '../../support/controlPlane.ts';
 import { AV } from './support.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { binaryChartRenderer, buildHelmRender, runHelmRender } from '../../../src/helm/renderChart.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import {
   type ChartRenderRequest,
   createSession,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { buildHelmRender } from '../../../src/helm/renderChart.ts';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import { adminClient } from '../../support/kube.ts';
 

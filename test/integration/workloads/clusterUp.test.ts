@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { repoRoot } from '../../../src/kube/localControlPlane.ts';
+import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 
 const cli = join(repoRoot, 'bin', 'kgraph.js');
 const dirs: string[] = [];

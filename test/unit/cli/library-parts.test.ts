@@ -31,7 +31,7 @@ describe('library parts and doc references', () => {
     assert.deepEqual(holding(/\breaddirSync\(/).sort(), [
       'src/deploy/load.ts',
       'src/graph/validate.ts',
-      'src/kube/localControlPlane.ts',
+      'src/localplane/localControlPlane.ts',
     ]);
     // Exposition lines are prom-client's.
     assert.deepEqual(holding(/['`]# (TYPE|HELP) /), []);

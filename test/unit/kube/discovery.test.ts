@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { crdApiVersions } from '../../../src/kube/crdWatch.ts';
 import { parseResourceList } from '../../../src/kube/discovery.ts';
-import { ApiError } from '../../../src/kube/errors.ts';
 import { diffCounts, RequestCounters } from '../../../src/kube/metrics.ts';
-import { parseWarnings, withRetryAfter } from '../../../src/kube/rest.ts';
 
 describe('parseResourceList', () => {
   it('maps resources and attaches subresources to their parents', () => {
@@ -91,33 +89,6 @@ describe('request counters', () => {
 });
 
 describe('helpers', () => {
-  it('parses Warning headers', () => {
-    assert.deepEqual(
-      parseWarnings([
-        'Content-Type',
-        'application/json',
-        'Warning',
-        '299 - "unknown field \\"spec.foo\\""',
-        'warning',
-        '299 - "a", 299 - "b"',
-      ]),
-      ['unknown field "spec.foo"', 'a', 'b'],
-    );
-  });
-
-  it('folds a Retry-After header into the error details unless the Status has one', () => {
-    const e = new ApiError({ code: 429, reason: 'TooManyRequests', message: 'slow down' });
-    assert.equal(withRetryAfter(e, '3').details?.retryAfterSeconds, 3);
-    assert.equal(withRetryAfter(e, 'Wed, 21 Oct 2015 07:28:00 GMT'), e);
-    const withStatus = new ApiError({
-      code: 429,
-      reason: 'TooManyRequests',
-      message: 'x',
-      details: { retryAfterSeconds: 1 },
-    });
-    assert.equal(withRetryAfter(withStatus, '9').details?.retryAfterSeconds, 1);
-  });
-
   it('lists the apiVersions a CRD serves', () => {
     assert.deepEqual(
       crdApiVersions({

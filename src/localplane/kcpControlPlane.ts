@@ -11,11 +11,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { KubeConfig } from '../kube/kubeconfig.ts';
+import { RestClient } from '../kube/rest.ts';
 import { logTail, spawnLogged } from './childProcess.ts';
 import { freePort } from './freePort.ts';
-import { KubeConfig } from './kubeconfig.ts';
 import { repoRoot } from './localControlPlane.ts';
-import { RestClient } from './rest.ts';
 
 export interface KcpStartOptions {
   /** kcp's --root-directory: etcd data, PKI and admin.kubeconfig. */
