@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../src/kube/localControlPlane.ts';
+import { repoRoot } from '../src/localplane/localControlPlane.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
 const COLS = 112;
