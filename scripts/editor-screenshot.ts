@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../src/localplane/localControlPlane.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 
-const COLS = 112;
+const COLS = 132;
 const ROWS = 44;
 const session = `kgraph-shot-${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), 'kgraph-editor-'));
@@ -34,8 +34,13 @@ vim.o.signcolumn = 'yes'
 vim.o.autoindent = false
 vim.o.shortmess = vim.o.shortmess .. 'I'
 vim.o.completeopt = 'menuone,noinsert'
+vim.o.hlsearch = false
 vim.cmd('syntax on')
 vim.cmd('filetype on')
+vim.cmd('highlight SignColumn ctermbg=NONE')
+vim.cmd('highlight Pmenu ctermbg=238 ctermfg=252')
+vim.cmd('highlight PmenuSel ctermbg=25 ctermfg=231')
+vim.diagnostic.config({ update_in_insert = true })
 vim.api.nvim_create_autocmd('FileType', { pattern = 'yaml', callback = function() vim.bo.indentexpr = '' end })
 require('kgraph').setup({ cmd = { 'node', '${repoRoot}/bin/kgraph.js', 'lsp', '--stdio' } })
 `,
@@ -69,7 +74,7 @@ try {
   tmux('kill-session', '-t', session);
 }
 
-const browser = await launchBrowser({ width: 1010, height: ROWS * 17 + 16 });
+const browser = await launchBrowser({ width: 1050, height: ROWS * 17 + 16 });
 try {
   await browser.page.setContent(toHtml(ansi));
   const out = join(repoRoot, 'docs', 'editor-screenshot.png');
