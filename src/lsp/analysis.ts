@@ -40,8 +40,12 @@ export function parseText(name: string, text: string) {
   const crdObjects: JsonValue[] = [];
   const apiVersions = new Set<string>();
   for (const doc of parsed.documents) {
-    const json = doc.root ? toJson(doc.root) : null;
-    if (isCrdDocument(json)) crdObjects.push(json);
+    // Only a CRD is turned into a plain value (the other documents are compiled from the tree).
+    const root = doc.root;
+    if (root?.t === 'map' && scalarOf(root, 'kind') === 'CustomResourceDefinition') {
+      const json = toJson(root);
+      if (isCrdDocument(json)) crdObjects.push(json);
+    }
     collectApiVersions(doc.root, apiVersions);
   }
   return { parsed, crdObjects, apiVersions: [...apiVersions] };
