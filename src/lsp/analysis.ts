@@ -10,7 +10,7 @@ import { isCrdDocument } from '../graph/crdKinds.ts';
 import type { CompiledGraph, JsonValue } from '../graph/model.ts';
 import { typecheckGraph } from '../graph/typecheck.ts';
 import { parseYamlFile, toJson, type YDocument, type YNode } from '../graph/yamlTree.ts';
-import type { SchemaSet } from './schemas.ts';
+import { IN_DOCUMENT, type SchemaSet } from './schemas.ts';
 
 export interface AnalysedDocument {
   doc: YDocument;
@@ -96,7 +96,9 @@ export function analyse(
     diagnostics.push(...result.diagnostics);
     documents.push({ doc, result });
   }
-  if (crdObjects.length > 0) diagnostics.push(...schemas.diagnostics);
+  // Problems with `--crd` files are the server's to log; those of CRDs in this text are reported on it.
+  if (crdObjects.length > 0)
+    diagnostics.push(...schemas.diagnostics.filter((d) => d.location?.file === IN_DOCUMENT));
   return { name, text, documents, crdObjects, diagnostics, parsed: parsed.documents.length > 0 };
 }
 

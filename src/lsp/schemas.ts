@@ -30,6 +30,9 @@ export interface SchemaSetOptions {
   bundle?: string | false;
 }
 
+/** The origin of CRDs found in the open document (their problems are reported on it). */
+export const IN_DOCUMENT = 'this document';
+
 export interface KnownKind {
   apiVersion: string;
   kind: string;
@@ -116,7 +119,7 @@ export class SchemaSet {
     const meta = this.bundle?.components[OBJECT_META] ? this.bundle.components : undefined;
     const crd = new CrdSchemaSource(meta ? { metaComponents: meta } : {});
     for (const f of this.options.crdFiles ?? []) crd.addFile(f);
-    for (const o of crdObjects) crd.addObject(o, 'this document');
+    for (const o of crdObjects) crd.addObject(o, IN_DOCUMENT);
     this.diagnostics = crd.diagnostics;
     const sources: SchemaSource[] = [crd];
     if (this.liveSource) sources.push(this.liveSource);

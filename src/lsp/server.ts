@@ -202,6 +202,12 @@ export function startLanguageServer(options: LspOptions): Connection {
     }),
   );
 
+  connection.onInitialized(() => {
+    schemas.resolverFor([]);
+    for (const d of schemas.diagnostics)
+      connection.console.warn(`kgraph: ${d.location?.file ?? 'CRD file'}: ${d.message} [${d.code}]`);
+  });
+
   documents.onDidChangeContent((e) => schedule(e.document));
   documents.onDidClose((e) => {
     const s = states.get(e.document.uri);
