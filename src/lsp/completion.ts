@@ -69,16 +69,7 @@ function completeExpression(ctx: FeatureContext, offset: number, prefix: string)
       items.push({ label: k, kind: CompletionItemKind.Keyword, sortText: `3${k}` });
     return items;
   }
-  let schema: OpenAPISchema | undefined;
-  if (mc.chain && graph) {
-    const root = names.find((n) => n.name === mc.chain![0]);
-    if (root) {
-      schema = schemaOfName(root, graph, ctx.schemas, ctx.parsed.crdObjects);
-      if (schema && root.what === 'node' && (root.node?.forEach.length ?? 0) > 0)
-        schema = { type: 'array', items: schema };
-      for (const seg of mc.chain.slice(1)) schema = descend(schema, seg);
-    }
-  }
+  const schema = mc.chain ? schemaOfChain(ctx, offset, mc.chain) : undefined;
   const items: CompletionItem[] = [];
   for (const [key, field] of Object.entries(schema?.properties ?? {})) {
     items.push({
@@ -111,6 +102,31 @@ function completeExpression(ctx: FeatureContext, offset: number, prefix: string)
         sortText: `1${m.name}`,
       });
   return items;
+}
+
+/** The schema a member chain (`deployment`, `spec`, `[]`…) reads, from the names visible at an offset. */
+export function schemaOfChain(
+  ctx: FeatureContext,
+  offset: number,
+  chain: readonly string[],
+): OpenAPISchema | undefined {
+  const graph = graphAt(ctx.parsed, offset);
+  const root = visibleNames(graph, offset).find((n) => n.name === chain[0]);
+  if (!root || !graph) return undefined;
+  let schema = schemaOfName(root, graph, ctx.schemas, ctx.parsed.crdObjects);
+  if (schema && root.what === 'node' && (root.node?.forEach.length ?? 0) > 0)
+    schema = { type: 'array', items: schema };
+  for (const seg of chain.slice(1)) schema = descend(schema, seg);
+  return schema;
+}
+
+/** The fields a misspelt field at `offset` (inside `${…}`) could have meant: its receiver's declared fields. */
+export function fieldsBefore(ctx: FeatureContext, offset: number): string[] {
+  const expr = expressionAt(ctx.analysis.text, offset + 1);
+  if (!expr) return [];
+  const mc = memberContext(ctx.analysis.text.slice(expr.sourceStart, offset));
+  if (!mc.afterDot || !mc.chain) return [];
+  return Object.keys(schemaOfChain(ctx, offset, mc.chain)?.properties ?? {});
 }
 
 function functionsBy(

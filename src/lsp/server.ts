@@ -26,7 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { type Analysis, analyse, graphAt, parseText } from './analysis.ts';
 import { fixesFor } from './codeActions.ts';
-import { complete, type FeatureContext } from './completion.ts';
+import { complete, type FeatureContext, fieldsBefore } from './completion.ts';
 import { hoverAt } from './hover.ts';
 import { idRange, nodeNamedAt, referencesTo } from './navigation.ts';
 import { type LiveSchemas, SchemaSet } from './schemas.ts';
@@ -260,19 +260,24 @@ export function startLanguageServer(options: LspOptions): Connection {
     return documentSymbols(c.ctx.parsed, (s, e) => rangeOf(c.doc, s, e));
   });
 
-  connection.onCodeAction((p): CodeAction[] => {
-    const doc = documents.get(p.textDocument.uri);
-    if (!doc) return [];
+  connection.onCodeAction(async (p): Promise<CodeAction[]> => {
+    const c = await contextOf(p.textDocument.uri, true);
+    if (!c) return [];
+    const { doc, ctx } = c;
     const text = doc.getText();
     const out: CodeAction[] = [];
     for (const d of p.context.diagnostics) {
       if (d.source !== 'kgraph') continue;
-      const fixes = fixesFor(text, {
-        code: typeof d.code === 'string' ? d.code : undefined,
-        message: typeof d.message === 'string' ? d.message : d.message.value,
-        start: doc.offsetAt(d.range.start),
-        end: doc.offsetAt(d.range.end),
-      });
+      const fixes = fixesFor(
+        text,
+        {
+          code: typeof d.code === 'string' ? d.code : undefined,
+          message: typeof d.message === 'string' ? d.message : d.message.value,
+          start: doc.offsetAt(d.range.start),
+          end: doc.offsetAt(d.range.end),
+        },
+        (offset) => fieldsBefore(ctx, offset),
+      );
       for (const f of fixes)
         out.push({
           title: f.title,

@@ -102,6 +102,19 @@ describe('kgraph lsp over stdio', () => {
     assert.deepEqual(await edit(text), []);
   });
 
+  test('a quick fix corrects a misspelt field from the schema of its receiver', async () => {
+    const broken = text.replace('image: ${schema.spec.image}', 'image: ${schema.spec.imag}');
+    const d = (await edit(broken)).find((x) => x.code === 'KG3004')!;
+    assert.deepEqual(d.range.start, positionOf(broken, 'imag}'));
+    const actions = (await lsp.connection.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range: d.range,
+      context: { diagnostics: [d] },
+    })) as CodeAction[];
+    assert.equal(actions[0]?.title, 'Change to "image"');
+    assert.deepEqual(await edit(text), []);
+  });
+
   test('completion: node ids after ${, fields after ., functions, apiVersion/kind, template fields', async () => {
     const complete = (position: { line: number; character: number }) =>
       lsp.connection.sendRequest('textDocument/completion', { textDocument: { uri }, position }) as Promise<
