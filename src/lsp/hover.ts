@@ -1,8 +1,10 @@
 /**
  * Hover: inside `${…}` the type the checker inferred for the expression and what the name or field
- * under the cursor is (a node's kind and dependencies, a field's type and description); on a template
+ * under the cursor is (a node's kind and dependencies, a field's type and description, a function's
+ * overloads); on a template
  * key, the field's schema; on a node's id, the node.
  */
+import { CEL_MACROS, celFunctionCatalog } from '../cel/index.ts';
 import type { CompiledNode } from '../graph/model.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
 import { graphAt } from './analysis.ts';
@@ -44,6 +46,12 @@ export function hoverAt(ctx: FeatureContext, offset: number, line: number): Hove
         for (const seg of chain.slice(1)) schema = descend(schema, seg);
         if (schema) lines.push(fieldDoc(chain.join('.').replaceAll('.[]', '[]'), schema));
       }
+    }
+    if (lines.length === 0 && /^\s*\(/.test(text.slice(word.end))) {
+      const sigs = celFunctionCatalog().filter((f) => f.name === word.word);
+      const macro = CEL_MACROS.find((m) => m.name === word.word);
+      if (macro) lines.push(`\`${macro.signature}\` (macro)`);
+      if (sigs.length > 0) lines.push(sigs.map((f) => `\`${f.signature}\``).join('  \n'));
     }
     const located = exprAt(graph, offset);
     if (located?.expr.resultType) lines.push(`\`\${${located.expr.cel}}\`: \`${located.expr.resultType}\``);

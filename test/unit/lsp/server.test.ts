@@ -274,5 +274,10 @@ spec:
       })) as CompletionItem[],
     );
     assert.ok(fields.includes('size'), 'fields from the CRD in the same file');
+    const fn = (await lsp.connection.sendRequest('textDocument/hover', {
+      textDocument: { uri: other },
+      position: positionOf(multi, 'string(w.spec', 2),
+    })) as Hover;
+    assert.match(hoverText(fn), /`string\(int\): string`/, 'the overloads of a function');
   });
 });
