@@ -190,7 +190,9 @@ function completeYaml(ctx: FeatureContext, line: number, character: number): Com
   if (kp.valueKey !== undefined) return [];
   // Fields of a node item.
   if (keys.at(-1) === '[]' && (keys.at(-2) === 'resources' || keys.at(-2) === 'nodes')) {
-    const fields = NODE_FIELDS[keys.at(-2)!]!;
+    const root = childScalars(ctx.lines, documentStep(ctx.lines, line)).get('apiVersion') ?? '';
+    // krop blueprints place each resource on a plane.
+    const fields = [...NODE_FIELDS[keys.at(-2)!]!, ...(root.startsWith('krop.') ? ['target'] : [])];
     return fields.map((f) => ({ label: f, kind: CompletionItemKind.Property, insertText: `${f}: ` }));
   }
   // Template fields from the kind's schema.

@@ -208,6 +208,28 @@ describe('kgraph lsp over stdio', () => {
     assert.ok(children?.includes('schema.spec.image'));
   });
 
+  test('krop blueprints: compiled, navigable, with their `target` field offered', async () => {
+    const krop = readFileSync('test/fixtures/graph/valid/krop.yaml', 'utf8');
+    const kropUri = fileUri('test/fixtures/graph/valid/krop.yaml');
+    const published = lsp.diagnostics(kropUri, 1);
+    lsp.open(kropUri, krop, 1);
+    assert.deepEqual(await published, []);
+    const def = (await lsp.connection.sendRequest('textDocument/definition', {
+      textDocument: { uri: kropUri },
+      position: positionOf(krop, 'size(peers)', 6),
+    })) as Location;
+    assert.deepEqual(def.range.start, positionOf(krop, 'id: peers', 4));
+    const typed = `${krop}    - \n`;
+    lsp.change(kropUri, typed, 2);
+    const fields = labels(
+      (await lsp.connection.sendRequest('textDocument/completion', {
+        textDocument: { uri: kropUri },
+        position: { line: typed.split('\n').length - 2, character: 6 },
+      })) as CompletionItem[],
+    );
+    assert.ok(fields.includes('target') && fields.includes('externalRef'), String(fields));
+  });
+
   test('multi-document files: a CRD beside a Graph is its schema; other manifests are left alone', async () => {
     const multi = `apiVersion: v1
 kind: ConfigMap
