@@ -1,7 +1,7 @@
 /**
  * What an expression can name at a place in a document, and the schema behind each name: the nodes of
  * the compiled graph (their kind's OpenAPI schema), `schema` of an RGD (its SimpleSchema as OpenAPI),
- * forEach iterators and `each` (design/graph.md §5).
+ * forEach iterators and `each` (design/graph.md §8).
  */
 import type { CompiledFrame, CompiledGraph, CompiledNode, CompiledRgd, JsonValue } from '../graph/model.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
