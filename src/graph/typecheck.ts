@@ -77,6 +77,10 @@ export function typecheckGraph(graph: CompiledGraph, ctx: TypecheckContext): voi
   }
 }
 
+/** Environments with object types registered, per base environment and registry signature (see Checker.typedBase). */
+const typedEnvironments = new WeakMap<CelEnvironment, Map<string, CelEnvironment>>();
+const TYPED_ENVIRONMENTS = 16;
+
 class Checker {
   private readonly registry = new SchemaTypeRegistry();
   private readonly childEnvs = new WeakMap<CelEnvironment, Map<string, CelEnvironment>>();
@@ -170,10 +174,31 @@ class Checker {
     // Names the engine refuses (`prototype`, `namespace`, keywords) are reported, located, by the
     // structure pass (KG2013 / KG2015); declaring them would fail the whole check without a location.
     const declared = [...vars].filter(([name]) => !isCelGlobal(name) && !isEngineReserved(name));
-    return this.base.extend({
-      setup: (engine) => this.registry.registerInto(engine),
-      variables: Object.fromEntries(declared),
-    });
+    return this.typedBase().extend({ variables: Object.fromEntries(declared) });
+  }
+
+  /**
+   * The base environment with the object types derived so far. Registering a kind's types is a good
+   * part of a compile, and an editor compiles the same kinds on every keystroke: compiles that derive
+   * the same types (equal registry signatures) share one environment.
+   */
+  private typedBase(): CelEnvironment {
+    const key = this.registry.signature();
+    let cache = typedEnvironments.get(this.base);
+    if (!cache) {
+      cache = new Map();
+      typedEnvironments.set(this.base, cache);
+    }
+    let env = cache.get(key);
+    if (env) {
+      // Most recently used last: the oldest entry is the one evicted.
+      cache.delete(key);
+    } else {
+      env = this.base.extend({ setup: (engine) => this.registry.registerInto(engine) });
+      if (cache.size >= TYPED_ENVIRONMENTS) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(key, env);
+    return env;
   }
 
   /**
