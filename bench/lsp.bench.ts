@@ -15,6 +15,7 @@ import { generateRgd } from './lspRgd.ts';
 import { loadAverage, measuredBy, median, writeReadmeSection } from './support.ts';
 
 const ROUNDS = 40;
+const WARMUP = 15;
 const text = generateRgd(50);
 const completionAt = positionOf(text, '${deploy1.spec.selector', 18);
 
@@ -22,7 +23,7 @@ const completionAt = positionOf(text, '${deploy1.spec.selector', 18);
 const schemas = new SchemaSet();
 const compileMs: number[] = [];
 const completeMs: number[] = [];
-for (let i = 0; i < ROUNDS + 5; i++) {
+for (let i = 0; i < ROUNDS + WARMUP; i++) {
   const edited = text.replace('replicas: integer | default=2', `replicas: integer | default=${i}`);
   const t0 = performance.now();
   const a = analyse('bench.yaml', edited, schemas);
@@ -40,7 +41,7 @@ for (let i = 0; i < ROUNDS + 5; i++) {
   );
   const t3 = performance.now();
   if (!items.some((x) => x.label === 'replicas')) throw new Error('completion misses replicas');
-  if (i >= 5) {
+  if (i >= WARMUP) {
     compileMs.push(t1 - t0);
     completeMs.push(t3 - t2);
   }
@@ -55,7 +56,7 @@ lsp.open(uri, text, 1);
 await opened;
 const editMs: number[] = [];
 const requestMs: number[] = [];
-for (let i = 0; i < ROUNDS + 5; i++) {
+for (let i = 0; i < ROUNDS + WARMUP; i++) {
   const v = i + 2;
   const edited = text.replace('replicas: integer | default=2', `replicas: integer | default=${i}`);
   const published = lsp.diagnostics(uri, v);
@@ -68,7 +69,7 @@ for (let i = 0; i < ROUNDS + 5; i++) {
     position: completionAt,
   });
   const t2 = performance.now();
-  if (i >= 5) {
+  if (i >= WARMUP) {
     editMs.push(t1 - t0);
     requestMs.push(t2 - t1);
   }
