@@ -79,7 +79,9 @@ export function typecheckGraph(graph: CompiledGraph, ctx: TypecheckContext): voi
 
 /** Environments with object types registered, per base environment and registry signature (see Checker.typedBase). */
 const typedEnvironments = new WeakMap<CelEnvironment, Map<string, CelEnvironment>>();
-const TYPED_ENVIRONMENTS = 16;
+// Few: each holds an engine with its registered types (about 0.5 MB for a Deployment, a Service and a
+// ConfigMap); an editor needs one or two per open document.
+const TYPED_ENVIRONMENTS = 4;
 
 class Checker {
   private readonly registry = new SchemaTypeRegistry();
