@@ -25,6 +25,8 @@ export function resolveRefs(
   frame: FrameDraft,
   readerPath: (string | number)[],
   where: { node?: string; segs: PathSegment[]; at: SourceAt },
+  /** Where a name sits in the expression: an unknown name is reported there, not on the whole `${…}`. */
+  locateName?: (name: string) => SourceAt | undefined,
 ): ExprRef[] {
   const { ctx, flavor } = s;
   const out: ExprRef[] = [];
@@ -185,10 +187,11 @@ export function resolveRefs(
     for (let f: FrameDraft | undefined = frame; f; f = f.parent) visible.push(...f.byId.keys());
     if (flavor.rgd) visible.push('schema');
     const hint = unknown.length === 1 ? didYouMean(unknown[0] ?? '', visible) : '';
+    const at = unknown.length === 1 ? locateName?.(unknown[0]!) : undefined;
     ctx.error(
       GraphCode.UnknownIdentifier,
       `${prefix}references unknown identifiers: [${unknown.join(', ')}]${hint}`,
-      where,
+      at ? { ...where, at } : where,
     );
   }
   return out;
