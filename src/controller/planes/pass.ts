@@ -13,7 +13,7 @@
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import type { CompiledGraph, CompiledNode, Plane } from '../../graph/model.ts';
 import { isApiError, isForbidden, type KubeObject, type RestClient } from '../../kube/index.ts';
-import { evaluate } from '../../runtime/engine.ts';
+import { evaluate } from '../../runtime/evaluate.ts';
 import {
   identityKey,
   type ObjectIdentity,
