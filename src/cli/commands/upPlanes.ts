@@ -14,7 +14,7 @@ import { parseAllDocuments } from 'yaml';
 import { waitForCrd } from '../../controller/core/crdReady.ts';
 import { generatedRoles } from '../../controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../controller/planes/consumerSide.ts';
-import { CONSUMER_PLURAL, KROP_GROUP } from '../../controller/planes/names.ts';
+import { CONSUMER_PLURAL, KROP_GROUP } from '../../controller/planes/kropApi.ts';
 import { qualifiedName } from '../../controller/planes/naming.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import { KubeConfig } from '../../kube/kubeconfig.ts';

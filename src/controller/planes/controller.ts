@@ -18,7 +18,6 @@ import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
 import { installPlaneCrds } from './crds.ts';
 import type { InstanceReconciler } from './instance.ts';
-import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import {
   CONSUMER_KIND,
   CONSUMER_PLURAL,
@@ -26,9 +25,10 @@ import {
   FINALIZER_INSTANCE,
   KROP_API_VERSION,
   REGISTRAR_MANAGER,
-} from './names.ts';
+} from './kropApi.ts';
+import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
 import type { SweepAuthority } from './sweeper.ts';
 import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from './wiring.ts';

@@ -19,16 +19,16 @@ import {
   type Problem,
   previousConditions,
 } from './instanceStatus.ts';
-import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import {
   ANNOTATION_CONSUMER_CLUSTER,
   CHILD_MANAGER,
   FINALIZER_INSTANCE,
   type PlaneTimings,
-} from './names.ts';
+} from './kropApi.ts';
+import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import { livenessRecordName } from './naming.ts';
 import { type AppliedChild, type PassOutcome, runPass } from './pass.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface InstanceDeps {
   provider: RestClient;

@@ -27,7 +27,7 @@ import { type DesiredObject, desiredTemplates, type TemplateItem } from '../core
 import { errorMessage } from '../core/errors.ts';
 import type { ClaimChecker } from './access.ts';
 import type { Claim } from './claims.ts';
-import { CHILD_MANAGER } from './names.ts';
+import { CHILD_MANAGER } from './kropApi.ts';
 
 export type BlockReason = 'ClaimNotAccepted' | 'TargetUnavailable';
 
