@@ -61,15 +61,57 @@ function clientFor(kubeconfig: string): RestClient {
   return new RestClient(kc);
 }
 
+/** One local control plane of `up --planes`, with an admin client. */
+interface Plane {
+  name: string;
+  dir: string;
+  kubeconfig: string;
+  admin: RestClient;
+}
+
+/**
+ * `kgraph up --planes`: start the planes → seed them → start the planes controller → wait for the blueprint
+ * to be published → connect each consumer → wait for each consumer's instance → print where things are.
+ */
 export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => void): Promise<number> {
   const deadline = Date.now() + opts.timeoutMs;
+  const planes = await startPlanes(opts, out);
+  const [mgmt, host, ...consumers] = planes as [Plane, Plane, ...Plane[]];
+  const [vpcCrd] = yamlDocs(join(repoRoot, 'examples/planes/00-vpc-crd.yaml')) as [KubeObject];
+  const [blueprint] = yamlDocs(join(repoRoot, 'examples/planes/10-hosteddatabase.yaml')) as [KubeObject];
+  await apply(mgmt.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await apply(mgmt.admin, vpcCrd);
+  await apply(host.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'databases' } });
+  const pid = await startPlanesController(opts, mgmt, host, out);
+  const roles = await publishBlueprint(mgmt, blueprint, deadline);
+
+  // The controller installs the ConsumerCluster CRD after the blueprint's, in the same group-version:
+  // this client's discovery may still hold that group-version's list from before it (a fresh-clone CI
+  // run failed with "no resource for kind ConsumerCluster"). waitForCrd re-reads discovery until served.
+  await waitForCrd(mgmt.admin, `${CONSUMER_PLURAL}.${KROP_GROUP}`, Math.max(1_000, deadline - Date.now()));
+  for (const [i, c] of consumers.entries()) await connectConsumer(mgmt, c, i, vpcCrd, roles, deadline);
+  const lines: string[] = [];
+  for (const c of consumers) lines.push(...(await consumerReport(mgmt, host, c, deadline)));
+  out('');
+  out(...[lines.join('\n')]);
+  out('');
+  out('kubectl for each plane:');
+  for (const p of planes) out(`  ${p.name.padEnd(11)} kubectl --kubeconfig ${resolve(p.kubeconfig)} get …`);
+  out('');
+  out(`stop: kill ${pid}; then for each plane: npx kgraph cluster down --data-dir ${opts.dataDir}/<plane>`);
+  for (const p of planes) p.admin.close();
+  return 0;
+}
+
+/** The management, host and consumer planes, started side by side. */
+async function startPlanes(opts: UpPlanesOptions, out: (l: string) => void): Promise<Plane[]> {
   const names = [
     'management',
     'host',
     ...Array.from({ length: opts.consumers }, (_, i) => `consumer-${i + 1}`),
   ];
   out(`starting ${names.length} control planes under ${opts.dataDir} …`);
-  const planes = await Promise.all(
+  return Promise.all(
     names.map(async (n) => {
       const dir = join(opts.dataDir, n);
       mkdirSync(dir, { recursive: true });
@@ -82,18 +124,15 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
       return { name: n, dir, kubeconfig: ready.kubeconfig, admin: clientFor(ready.kubeconfig) };
     }),
   );
-  const [mgmt, host, ...consumers] = planes as [
-    (typeof planes)[0],
-    (typeof planes)[0],
-    ...(typeof planes)[0][],
-  ];
-  const [vpcCrd] = yamlDocs(join(repoRoot, 'examples/planes/00-vpc-crd.yaml')) as [KubeObject];
-  const [blueprint] = yamlDocs(join(repoRoot, 'examples/planes/10-hosteddatabase.yaml')) as [KubeObject];
-  await apply(mgmt.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  await apply(mgmt.admin, vpcCrd);
-  await apply(host.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'databases' } });
+}
 
-  // The controller, in the background.
+/** The planes controller, in the background; returns its pid. */
+async function startPlanesController(
+  opts: UpPlanesOptions,
+  mgmt: Plane,
+  host: Plane,
+  out: (l: string) => void,
+): Promise<number | undefined> {
   const logFile = join(opts.dataDir, 'controller.log');
   const metricsPort = await freePort();
   const fd = openSync(logFile, 'a');
@@ -120,6 +159,11 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
   child.unref();
   out(`planes controller started (pid ${child.pid}, log ${logFile})`);
   out(`metrics: http://127.0.0.1:${metricsPort}/metrics (kgraph_planes_*)`);
+  return child.pid;
+}
+
+/** Applies the blueprint and waits until it is published; returns the roles its consumers grant. */
+async function publishBlueprint(mgmt: Plane, blueprint: KubeObject, deadline: number): Promise<KubeObject[]> {
   await apply(mgmt.admin, blueprint).catch(async () => {
     await until('the blueprint CRD', deadline, async () => (await apply(mgmt.admin, blueprint)) && true);
   });
@@ -138,107 +182,99 @@ export async function runUpPlanes(opts: UpPlanesOptions, out: (l: string) => voi
     { group: 'krop.opendefense.cloud', plural },
     st.claims,
   ) as unknown as KubeObject[];
+  return roles;
+}
 
-  // The controller installs the ConsumerCluster CRD after the blueprint's, in the same group-version:
-  // this client's discovery may still hold that group-version's list from before it (a fresh-clone CI
-  // run failed with "no resource for kind ConsumerCluster"). waitForCrd re-reads discovery until served.
-  await waitForCrd(mgmt.admin, `${CONSUMER_PLURAL}.${KROP_GROUP}`, Math.max(1_000, deadline - Date.now()));
-  for (const [i, c] of consumers.entries()) {
-    await apply(c.admin, vpcCrd);
-    await apply(c.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } });
-    const text = await serviceAccountKubeconfig(c.admin, SA);
-    for (const r of roles) {
-      await apply(c.admin, r);
-      await bindRole(c.admin, r.metadata.name ?? '', SA);
-    }
-    await apply(mgmt.admin, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `${c.name}-kubeconfig`, namespace: NS },
-      data: { kubeconfig: Buffer.from(text).toString('base64') },
-    });
-    await apply(mgmt.admin, {
-      apiVersion: AV,
-      kind: 'ConsumerCluster',
-      metadata: { name: c.name },
-      spec: {
-        kubeconfigSecretRef: { name: `${c.name}-kubeconfig`, key: 'kubeconfig' },
-        blueprintSelector: {},
-      },
-    });
-    const vpc = {
-      apiVersion: 'ec2.services.k8s.aws/v1alpha1',
-      kind: 'VPC',
-      metadata: { name: 'db-vpc', namespace: TEAM },
-    };
-    await until(
-      'the VPC type',
-      deadline,
-      async () => (await apply(c.admin, { ...vpc, spec: { cidrBlock: '10.0.0.0/16' } })) && true,
-    );
-    await c.admin.applyStatus(
-      { ...vpc, status: { vpcID: `vpc-${i + 1}` } },
-      { fieldManager: FM, force: true },
-    );
+/** A consumer cluster: its CRD, namespace, service account and roles, registered with the management plane. */
+async function connectConsumer(
+  mgmt: Plane,
+  c: Plane,
+  i: number,
+  vpcCrd: KubeObject,
+  roles: readonly KubeObject[],
+  deadline: number,
+): Promise<void> {
+  await apply(c.admin, vpcCrd);
+  await apply(c.admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } });
+  const text = await serviceAccountKubeconfig(c.admin, SA);
+  for (const r of roles) {
+    await apply(c.admin, r);
+    await bindRole(c.admin, r.metadata.name ?? '', SA);
   }
-  const lines: string[] = [];
-  for (const c of consumers) {
-    const cc = await until(`${c.name} serving`, deadline, async () => {
-      const o = await mgmt.admin.getOrUndefined({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
-      return (o?.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints?.[0]?.served
-        ? o
-        : undefined;
-    });
-    const id = (cc.spec as { clusterID: string }).clusterID;
-    const instance = {
+  await apply(mgmt.admin, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${c.name}-kubeconfig`, namespace: NS },
+    data: { kubeconfig: Buffer.from(text).toString('base64') },
+  });
+  await apply(mgmt.admin, {
+    apiVersion: AV,
+    kind: 'ConsumerCluster',
+    metadata: { name: c.name },
+    spec: {
+      kubeconfigSecretRef: { name: `${c.name}-kubeconfig`, key: 'kubeconfig' },
+      blueprintSelector: {},
+    },
+  });
+  const vpc = {
+    apiVersion: 'ec2.services.k8s.aws/v1alpha1',
+    kind: 'VPC',
+    metadata: { name: 'db-vpc', namespace: TEAM },
+  };
+  await until(
+    'the VPC type',
+    deadline,
+    async () => (await apply(c.admin, { ...vpc, spec: { cidrBlock: '10.0.0.0/16' } })) && true,
+  );
+  await c.admin.applyStatus({ ...vpc, status: { vpcID: `vpc-${i + 1}` } }, { fieldManager: FM, force: true });
+}
+
+/** Waits until a consumer serves the blueprint and its instance is Ready; the lines that say where it all is. */
+async function consumerReport(mgmt: Plane, host: Plane, c: Plane, deadline: number): Promise<string[]> {
+  const cc = await until(`${c.name} serving`, deadline, async () => {
+    const o = await mgmt.admin.getOrUndefined({ apiVersion: AV, kind: 'ConsumerCluster', name: c.name });
+    return (o?.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints?.[0]?.served
+      ? o
+      : undefined;
+  });
+  const id = (cc.spec as { clusterID: string }).clusterID;
+  const instance = {
+    apiVersion: AV,
+    kind: 'HostedDatabase',
+    metadata: { name: 'db', namespace: TEAM },
+    spec: { name: 'db' },
+  };
+  await until('the HostedDatabase type', deadline, async () => (await apply(c.admin, instance)) && true);
+  const inst = await until(`${c.name} HostedDatabase db Ready`, deadline, async () => {
+    const o = await c.admin.getOrUndefined({
       apiVersion: AV,
       kind: 'HostedDatabase',
-      metadata: { name: 'db', namespace: TEAM },
-      spec: { name: 'db' },
-    };
-    await until('the HostedDatabase type', deadline, async () => (await apply(c.admin, instance)) && true);
-    const inst = await until(`${c.name} HostedDatabase db Ready`, deadline, async () => {
-      const o = await c.admin.getOrUndefined({
-        apiVersion: AV,
-        kind: 'HostedDatabase',
-        namespace: TEAM,
-        name: 'db',
-      });
-      return readyOf(o)?.status === 'True' ? o : undefined;
+      namespace: TEAM,
+      name: 'db',
     });
-    const s = inst.status as { endpoint?: string; vpcID?: string };
-    const deploy = await until(`host Deployment databases/${id}-db Available`, deadline, async () => {
-      const d = await host.admin.getOrUndefined({
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        namespace: 'databases',
-        name: `${id}-db`,
-      });
-      const available = (
-        d?.status as { conditions?: { type: string; status: string }[] } | undefined
-      )?.conditions?.some((x) => x.type === 'Available' && x.status === 'True');
-      return available ? d : undefined;
+    return readyOf(o)?.status === 'True' ? o : undefined;
+  });
+  const s = inst.status as { endpoint?: string; vpcID?: string };
+  const deploy = await until(`host Deployment databases/${id}-db Available`, deadline, async () => {
+    const d = await host.admin.getOrUndefined({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: 'databases',
+      name: `${id}-db`,
     });
-    const ds = deploy.status as { availableReplicas?: number };
-    const want = (deploy.spec as { replicas?: number }).replicas ?? 1;
-    const named = (apiVersion: string, kind: string, namespace: string, name: string) =>
-      kubectlNameIn({ apiVersion, kind, namespace, name });
-    lines.push(
-      `${c.name} (cluster ID ${id}): ${named(AV, 'HostedDatabase', TEAM, 'db')} Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
-      `  consumer   ${c.name}: ${named('ec2.services.k8s.aws/v1alpha1', 'VPC', TEAM, 'db-vpc')} (read only), ${named('v1', 'ConfigMap', TEAM, 'db-connection')}`,
-      `  host       host: ${named('apps/v1', 'Deployment', 'databases', `${id}-db`)} Available (${ds.availableReplicas ?? 0}/${want})`,
-      `  provider   management: ${named('v1', 'ConfigMap', 'default', qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap'))}`,
-    );
-  }
-  out('');
-  out(...[lines.join('\n')]);
-  out('');
-  out('kubectl for each plane:');
-  for (const p of planes) out(`  ${p.name.padEnd(11)} kubectl --kubeconfig ${resolve(p.kubeconfig)} get …`);
-  out('');
-  out(
-    `stop: kill ${child.pid}; then for each plane: npx kgraph cluster down --data-dir ${opts.dataDir}/<plane>`,
-  );
-  for (const p of planes) p.admin.close();
-  return 0;
+    const available = (
+      d?.status as { conditions?: { type: string; status: string }[] } | undefined
+    )?.conditions?.some((x) => x.type === 'Available' && x.status === 'True');
+    return available ? d : undefined;
+  });
+  const ds = deploy.status as { availableReplicas?: number };
+  const want = (deploy.spec as { replicas?: number }).replicas ?? 1;
+  const named = (apiVersion: string, kind: string, namespace: string, name: string) =>
+    kubectlNameIn({ apiVersion, kind, namespace, name });
+  return [
+    `${c.name} (cluster ID ${id}): ${named(AV, 'HostedDatabase', TEAM, 'db')} Ready, endpoint ${s.endpoint}, vpcID ${s.vpcID}`,
+    `  consumer   ${c.name}: ${named('ec2.services.k8s.aws/v1alpha1', 'VPC', TEAM, 'db-vpc')} (read only), ${named('v1', 'ConfigMap', TEAM, 'db-connection')}`,
+    `  host       host: ${named('apps/v1', 'Deployment', 'databases', `${id}-db`)} Available (${ds.availableReplicas ?? 0}/${want})`,
+    `  provider   management: ${named('v1', 'ConfigMap', 'default', qualifiedName(id, TEAM, 'db', 'db-registration', 'ConfigMap'))}`,
+  ];
 }
