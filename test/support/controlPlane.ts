@@ -24,6 +24,8 @@ export interface TestControlPlane {
   workloads: boolean;
   /** The simulated nodes' names ([] without workloads). */
   nodes: string[];
+  /** Stops the API server (dedicated planes only; the shared plane outlives every file). */
+  stop?: () => Promise<void>;
 }
 
 export interface PlaneShape {
@@ -68,7 +70,10 @@ export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestCont
   // full CI run filled a small disk that way (ENOSPC). Removing the folder while the child is
   // still exiting is safe: open files are freed when it closes them.
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  return fromKubeconfig(plane.kubeconfig, plane.logFile, plane.withWorkloads ?? false, plane.nodes ?? []);
+  return {
+    ...fromKubeconfig(plane.kubeconfig, plane.logFile, plane.withWorkloads ?? false, plane.nodes ?? []),
+    stop: () => plane.stop(),
+  };
 }
 
 let shared: Promise<TestControlPlane> | undefined;

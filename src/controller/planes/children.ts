@@ -4,6 +4,7 @@
  * the sweeper, deregistration). Objects without the labels or with another instance's UID are never
  * listed, so never touched (design/planes.md §12.1); `externalRef` targets carry no labels.
  */
+import { kubectlNameIn } from '../../diag/objectName.ts';
 import { isApiError, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { identityKey } from '../../runtime/observed.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -53,6 +54,10 @@ export function childKey(o: KubeObject): string {
 
 export interface PruneResult {
   deleted: string[];
+  /** Identity key → the object as kubectl names it, for every deleted one. */
+  names: Map<string, string>;
+  /** Identity keys of objects left because another plane of the same pass applied them (their UID). */
+  spared: string[];
   errors: string[];
   /** Tokens that still have labelled objects (they stay in the union). */
   stillPresent: Set<string>;
@@ -60,7 +65,9 @@ export interface PruneResult {
 
 /**
  * Deletes every listed child whose identity is not in `keep` (undefined: delete all), each with its UID
- * as precondition. `allowed(token)` may veto a token (consumer claims no longer accepted).
+ * as precondition. `allowed(token)` may veto a token (consumer claims no longer accepted). An object whose
+ * UID is in `spare` is never deleted and does not keep its token in this plane's union: it is another
+ * plane's live child, seen here because both plane names reach one cluster (design/planes.md §12.1).
  */
 export async function deleteChildren(
   client: RestClient,
@@ -68,8 +75,9 @@ export async function deleteChildren(
   selector: string,
   keep: ReadonlySet<string> | undefined,
   allowed: (token: string, namespace: string) => Promise<boolean> = async () => true,
+  spare: ReadonlySet<string> = new Set(),
 ): Promise<PruneResult> {
-  const res: PruneResult = { deleted: [], errors: [], stillPresent: new Set() };
+  const res: PruneResult = { deleted: [], names: new Map(), spared: [], errors: [], stillPresent: new Set() };
   let listed: PlaneChildren[];
   try {
     listed = await listChildren(client, tokens, selector);
@@ -83,6 +91,10 @@ export async function deleteChildren(
       const k = childKey(o);
       if (keep?.has(k)) {
         res.stillPresent.add(token);
+        continue;
+      }
+      if (o.metadata.uid && spare.has(o.metadata.uid)) {
+        res.spared.push(k);
         continue;
       }
       if (!(await allowed(token, o.metadata.namespace ?? ''))) {
@@ -100,6 +112,15 @@ export async function deleteChildren(
           { preconditions: { uid: o.metadata.uid ?? '' }, propagationPolicy: 'Background' },
         );
         res.deleted.push(k);
+        res.names.set(
+          k,
+          kubectlNameIn({
+            apiVersion: o.apiVersion ?? '',
+            kind: o.kind ?? '',
+            ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+            name: o.metadata.name ?? '',
+          }),
+        );
       } catch (e) {
         if (isNotFound(e) || (isApiError(e) && e.code === 409)) continue;
         res.errors.push(`delete ${k}: ${errorMessage(e)}`);

@@ -16,6 +16,7 @@ import { ClaimAccess } from './access.ts';
 import { ChildWatches } from './childWatches.ts';
 import { cleanupCluster } from './cleanup.ts';
 import { connectConsumer, readKubeconfig } from './connect.ts';
+import { ConsumerProbe } from './consumerProbe.ts';
 import { installPlaneCrds } from './crds.ts';
 import type { InstanceReconciler } from './instance.ts';
 import {
@@ -81,6 +82,8 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   private readonly inflight = new Map<string, Set<Promise<unknown>>>();
   /** Instance reconciles by outcome (metrics). */
   private readonly reconciles = new Map<string, number>();
+  /** design/planes.md §3.3.4: notices a connected consumer cluster's API server going away. */
+  readonly probe: ConsumerProbe;
 
   constructor(opts: PlanesControllerOptions) {
     super(opts.client, opts, {
@@ -106,6 +109,17 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
       sweepKeptUnreachable: () => this.sweeper.lastReport?.unreachable ?? 0,
       swept: () => this.sweeper.swept,
       sweeperLeader: () => this.sweeper.refusal() === undefined,
+    });
+    this.probe = new ConsumerProbe({
+      intervalMs: this.timings.livenessMs,
+      targets: () =>
+        [...this.clusters]
+          .filter(([, s]) => s.conn && s.verified)
+          .map(([name, s]) => ({ name, client: (s.conn as Connection).client })),
+      down: (name, message) => this.clusterDown(name, message),
+      up: async (name) => this.clusterQueue.add(name),
+      onError: (name, e) =>
+        this.log.warn({ cluster: name, err: errorMessage(e) }, 'liveness probe: status not written'),
     });
   }
 
@@ -150,6 +164,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
       (key) => this.reconcileInstance(key),
       'planes controller started',
     );
+    this.probe.start();
   }
 
   ready(): boolean {
@@ -161,6 +176,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   }
 
   async stop(): Promise<void> {
+    await this.probe.stop();
     this.sweeper.stop();
     await this.queues.shutdown();
     await this.childWatches.stop();
@@ -503,7 +519,35 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
         ],
       ),
     });
+    // Connected as of now: a probe that failed before this write is news again (design/planes.md §3.3.4).
+    this.probe.reset(name);
     return { requeueAfterMs: this.timings.resyncMs };
+  }
+
+  /**
+   * A connected cluster's probe failed (design/planes.md §3.3.4): `Connected=False`/`Unreachable` at once, the sweeper
+   * treats it as unreachable, and a reconnect is queued (it keeps retrying while the cluster is down;
+   * the probe queues one more when it answers again).
+   */
+  private async clusterDown(name: string, message: string): Promise<void> {
+    const state = this.clusters.get(name);
+    if (!state?.conn) return;
+    state.reachable = false;
+    this.log.warn({ cluster: name, err: message }, 'consumer cluster unreachable');
+    const cc = this.clusterInformer?.get(undefined, name);
+    if (cc && !cc.metadata.deletionTimestamp) {
+      const prev = previous(cc);
+      const gen = cc.metadata.generation ?? 0;
+      const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      await this.writeClusterStatus(cc, {
+        conditions: [
+          condition(prev, 'Connected', 'False', 'Unreachable', message, gen, now),
+          condition(prev, 'IdentityVerified', 'Unknown', 'Unknown', 'not connected', gen, now),
+          condition(prev, 'Ready', 'False', 'Unreachable', message, gen, now),
+        ],
+      });
+    }
+    this.clusterQueue.add(name);
   }
 
   /**

@@ -28,6 +28,7 @@ import {
 import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import { livenessRecordName } from './naming.ts';
 import { type AppliedChild, type PassOutcome, runPass } from './pass.ts';
+import { PruneStormGuard, stormMessage } from './pruneStorm.ts';
 import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface InstanceDeps {
@@ -39,6 +40,8 @@ export interface InstanceDeps {
   log: Logger;
   now: () => Date;
   maxCollectionSize?: number;
+  /** design/planes.md §12.3 (default: 3 prunes of one object within 60 s hold the instance for 10 min). */
+  pruneStorms?: PruneStormGuard;
 }
 
 export interface InstanceOutcome {
@@ -90,8 +93,12 @@ export class InstanceReconciler {
    */
   private readonly written = new Map<string, { rv: number; status: Record<string, unknown> }>();
 
+  /** design/planes.md §12.3: instances whose prunes fight another writer. */
+  readonly storms: PruneStormGuard;
+
   constructor(deps: InstanceDeps) {
     this.deps = deps;
+    this.storms = deps.pruneStorms ?? new PruneStormGuard();
   }
 
   private planeClient(plane: Plane, conn: Connection): RestClient | undefined {
@@ -148,14 +155,29 @@ export class InstanceReconciler {
         problems.push({ reason: outcome.hardError.reason, message: outcome.hardError.message });
       for (const [id, b] of outcome.blocked)
         problems.push({ reason: b.reason, message: `resource ${id}: ${b.message}` });
-      if (outcome.complete) {
+      const stormKey = `${conn.clusterID}|${ctx.instance.uid}`;
+      const generation = inst.metadata.generation ?? 0;
+      const held = outcome.complete
+        ? this.storms.held(stormKey, generation, this.deps.now().getTime())
+        : undefined;
+      if (held) problems.push({ reason: 'PruneStorm', message: stormMessage(held) });
+      if (outcome.complete && !held) {
         // design/planes.md §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled object is left.
+        const live = liveUids(outcome);
         for (const plane of ['consumer', 'provider', 'host'] as const) {
           const client = this.planeClient(plane, conn);
           if (!client) continue;
           const keep = new Set([...outcome.applied[plane].keys()]);
-          const pruned = await deleteChildren(client, [...union[plane]], selector, keep, (token, ns) =>
-            plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
+          // Another plane's children of this pass: one cluster may serve two planes (design/planes.md §12.1).
+          const spare = new Set([...live].filter(([, p]) => p !== plane).map(([uid]) => uid));
+          const pruned = await deleteChildren(
+            client,
+            [...union[plane]],
+            selector,
+            keep,
+            (token, ns) =>
+              plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
+            spare,
           );
           for (const d of pruned.deleted)
             this.deps.log.info({ plane, child: d, instance: inst.metadata.name }, 'pruned');
@@ -165,6 +187,26 @@ export class InstanceReconciler {
             union[plane] = new Set(
               [...union[plane]].filter((t) => applied.has(t) || pruned.stillPresent.has(t)),
             );
+          }
+          const { storm, repeated } = this.storms.record(
+            stormKey,
+            plane,
+            pruned.deleted.map((k) => pruned.names.get(k) ?? k),
+            generation,
+            this.deps.now().getTime(),
+          );
+          if (repeated)
+            problems.push({
+              reason: 'Progressing',
+              message: `${repeated} on the ${plane} plane was pruned again within the prune-storm window`,
+            });
+          if (storm) {
+            this.deps.log.warn(
+              { plane, child: storm.object, prunes: storm.prunes, instance: inst.metadata.name },
+              'prune storm: pruning of this instance stopped',
+            );
+            problems.push({ reason: 'PruneStorm', message: stormMessage(storm) });
+            break;
           }
         }
       }
@@ -206,7 +248,7 @@ export class InstanceReconciler {
     await this.writeStatus(bp, conn, inst, fields, status);
     return {
       kind: 'reconciled',
-      ready: outcome?.ready ?? false,
+      ready: (outcome?.ready ?? false) && status.state === 'ACTIVE',
       complete: outcome?.complete ?? false,
       requeueAfterMs: this.deps.timings.heartbeatMs,
       ...(outcome ? { pass: outcome } : {}),
@@ -281,6 +323,7 @@ export class InstanceReconciler {
     }
     await this.setFinalizer(bp, conn, inst, false);
     this.written.delete(inst.metadata.uid ?? '');
+    this.storms.forget(`${conn.clusterID}|${ctx.instance.uid}`);
     this.deps.log.info(
       { cluster: conn.name, instance: `${ctx.instance.namespace}/${ctx.instance.name}` },
       'instance deleted',
@@ -379,6 +422,14 @@ export class InstanceReconciler {
     if (!w || !(w.rv > Number(inst.metadata.resourceVersion))) return inst;
     return { ...inst, status: w.status };
   }
+}
+
+/** UID → plane of every object a pass applied or found agreeing, on any plane. */
+function liveUids(outcome: PassOutcome): Map<string, Plane> {
+  const out = new Map<string, Plane>();
+  for (const plane of ['consumer', 'provider', 'host'] as const)
+    for (const c of outcome.applied[plane].values()) if (c.uid) out.set(c.uid, plane);
+  return out;
 }
 
 function sortKeys(v: unknown): unknown {

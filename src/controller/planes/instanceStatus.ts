@@ -13,6 +13,7 @@ export type InstanceReason =
   | 'ExpressionError'
   | 'ApplyFailed'
   | 'PruneFailed'
+  | 'PruneStorm'
   | 'DeleteFailed';
 
 /** design/planes.md §15.2: when several apply, the first of this list wins. */
@@ -20,6 +21,7 @@ export const REASON_ORDER: readonly InstanceReason[] = [
   'ExpressionError',
   'ApplyFailed',
   'DeleteFailed',
+  'PruneStorm',
   'PruneFailed',
   'TargetUnavailable',
   'ClaimNotAccepted',
@@ -67,6 +69,7 @@ export function instanceConditions(
     reason === 'ExpressionError' ||
     reason === 'ApplyFailed' ||
     reason === 'DeleteFailed' ||
+    reason === 'PruneStorm' ||
     reason === 'PruneFailed';
   const st: ConditionStatus = 'False';
   return {

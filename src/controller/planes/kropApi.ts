@@ -44,6 +44,8 @@ export interface PlaneTimings {
   startupGraceMs: number;
   ssarTtlMs: number;
   crdWaitMs: number;
+  /** design/planes.md §3.3.4: how often each connected consumer cluster is probed (GET /readyz). */
+  livenessMs: number;
 }
 
 export const DEFAULT_TIMINGS: PlaneTimings = {
@@ -54,6 +56,7 @@ export const DEFAULT_TIMINGS: PlaneTimings = {
   startupGraceMs: 300_000,
   ssarTtlMs: 30_000,
   crdWaitMs: 30_000,
+  livenessMs: 10_000,
 };
 
 /** Writable consumer children and read-only external refs (design/planes.md §10.1). */

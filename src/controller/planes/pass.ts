@@ -52,6 +52,8 @@ export interface AppliedChild {
   kind: string;
   namespace?: string;
   name: string;
+  /** The stored object's UID (another plane's prune never deletes it, design/planes.md §12.1). */
+  uid?: string;
 }
 
 /**
@@ -374,22 +376,23 @@ async function applyChild(
   if (plane === 'consumer' && !(await consumerAllowed(node, d.id.namespace ?? ''))) return false;
   const key = identityKey(d.id);
   const observed = memo[plane].get(key) ?? undefined;
-  const record = (): void => {
+  const record = (stored: KubeObject): void => {
     applied[plane].set(key, {
       apiVersion: d.id.apiVersion,
       kind: d.id.kind,
       ...(d.id.namespace ? { namespace: d.id.namespace } : {}),
       name: d.id.name,
+      ...(stored.metadata.uid ? { uid: stored.metadata.uid } : {}),
     });
   };
   if (observed && appliedFieldsAgree(d.obj, observed, CHILD_MANAGER)) {
-    record();
+    record(observed);
     return false;
   }
   try {
     const res = await client.apply(d.obj as KubeObject, { fieldManager: CHILD_MANAGER, force: true });
     memo[plane].set(key, res);
-    record();
+    record(res);
     return observed === undefined || res.metadata.resourceVersion !== observed.metadata.resourceVersion;
   } catch (e) {
     if (plane === 'consumer' && isForbidden(e) && node.resolved?.resource) {

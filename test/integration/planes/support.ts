@@ -65,10 +65,17 @@ export function ns(name: string): KubeObject {
 /** Starts the planes in parallel and registers each consumer (kubeconfig Secret + ConsumerCluster). */
 export async function startPlanes(
   consumers: number,
-  opts: { selector?: Record<string, unknown> } = {},
+  opts: { selector?: Record<string, unknown>; hostIsManagement?: boolean } = {},
 ): Promise<Planes> {
-  const all = await Promise.all(Array.from({ length: consumers + 2 }, () => plane()));
-  const [management, host, ...rest] = all as [Plane, Plane, ...Plane[]];
+  const shared = opts.hostIsManagement === true;
+  const all = await Promise.all(Array.from({ length: consumers + (shared ? 1 : 2) }, () => plane()));
+  const [management, ...others] = all as [Plane, ...Plane[]];
+  // One cluster serving both planes: the host plane is the management cluster reached again, with a
+  // client of its own, as `--host-kubeconfig` pointing at the management cluster would.
+  const host = shared
+    ? { cp: management.cp, admin: new RestClient(management.cp.kc) }
+    : (others.shift() as Plane);
+  const rest = others;
   await installPlaneCrds(management.admin);
   await apply(management.admin, ns(CONTROLLER_NS));
   const out: Consumer[] = [];
@@ -182,6 +189,8 @@ export function closePlanes(p: Planes | undefined): void {
 export interface PlanesFixtureOptions {
   /** Consumer clusters (default 1). */
   consumers?: number;
+  /** The host plane is the management cluster itself (no host cluster of its own). */
+  hostIsManagement?: boolean;
   /** Namespaces created in the first consumer cluster. */
   namespaces?: string[];
   /** Runs once the planes are up, before the controller starts (CRDs, policies, identities). */
@@ -243,7 +252,7 @@ export function planesFixture(opts: PlanesFixtureOptions = {}): PlanesFixture {
     },
   };
   before(async () => {
-    planes = await startPlanes(opts.consumers ?? 1);
+    planes = await startPlanes(opts.consumers ?? 1, { hostIsManagement: opts.hostIsManagement === true });
     for (const n of opts.namespaces ?? []) await apply(fixture.consumer.admin, ns(n));
     await opts.prepare?.();
     const controllerOpts = typeof opts.controller === 'function' ? opts.controller() : opts.controller;
