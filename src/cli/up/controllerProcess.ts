@@ -2,11 +2,11 @@
  * The controller `kgraph up` leaves running: a detached `kgraph controller` process whose pid is recorded in
  * `<data-dir>/controller.pid`, so a second `up` reuses it and `down` knows what to stop.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KgraphError } from '../../diag/diagnostic.ts';
-import { repoRoot } from '../../localplane/localControlPlane.ts';
+import { pidAlive } from '../../localplane/childProcess.ts';
+import { spawnDetachedKgraph } from './detached.ts';
 
 export interface PidFile {
   pid: number;
@@ -14,15 +14,6 @@ export interface PidFile {
 }
 
 export const pidFilePath = (dataDir: string): string => join(dataDir, 'controller.pid');
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function runningController(dataDir: string): PidFile | undefined {
   try {
@@ -48,11 +39,8 @@ export async function stopController(dataDir: string): Promise<PidFile | undefin
 
 /** Starts `kgraph controller` as a detached process logging to `logFile`; returns its pid. */
 export function startDetachedController(kubeconfig: string, logFile: string): number {
-  const fd = openSync(logFile, 'a');
-  const child = spawn(
-    process.execPath,
+  const pid = spawnDetachedKgraph(
     [
-      join(repoRoot, 'bin', 'kgraph.js'),
       'controller',
       '--kubeconfig',
       kubeconfig,
@@ -62,10 +50,8 @@ export function startDetachedController(kubeconfig: string, logFile: string): nu
       '0',
       '--no-install-crd',
     ],
-    { detached: true, stdio: ['ignore', fd, fd] },
+    logFile,
   );
-  closeSync(fd);
-  child.unref();
-  if (child.pid === undefined) throw new KgraphError('KG6083', 'could not start the controller process');
-  return child.pid;
+  if (pid === undefined) throw new KgraphError('KG6083', 'could not start the controller process');
+  return pid;
 }

@@ -7,8 +7,7 @@
  * workloads (scheduler, workload controllers, one simulated node), so the host Deployment of every
  * instance rolls out and is reported Available; the other planes hold only API objects.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { waitForCrd } from '../../controller/core/crdReady.ts';
@@ -23,6 +22,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import { devClusterUp } from '../../localplane/devCluster.ts';
 import { freePort } from '../../localplane/freePort.ts';
 import { repoRoot } from '../../localplane/localControlPlane.ts';
+import { spawnDetachedKgraph } from './detached.ts';
 
 const FM = 'kgraph-up';
 const NS = 'kgraph-system';
@@ -135,11 +135,8 @@ async function startPlanesController(
 ): Promise<number | undefined> {
   const logFile = join(opts.dataDir, 'controller.log');
   const metricsPort = await freePort();
-  const fd = openSync(logFile, 'a');
-  const child = spawn(
-    process.execPath,
+  const pid = spawnDetachedKgraph(
     [
-      join(repoRoot, 'bin', 'kgraph.js'),
       'controller',
       '--planes',
       '--no-graphs',
@@ -154,12 +151,11 @@ async function startPlanesController(
       '--health-addr',
       '0',
     ],
-    { detached: true, stdio: ['ignore', fd, fd] },
+    logFile,
   );
-  child.unref();
-  out(`planes controller started (pid ${child.pid}, log ${logFile})`);
+  out(`planes controller started (pid ${pid}, log ${logFile})`);
   out(`metrics: http://127.0.0.1:${metricsPort}/metrics (kgraph_planes_*)`);
-  return child.pid;
+  return pid;
 }
 
 /** Applies the blueprint and waits until it is published; returns the roles its consumers grant. */
