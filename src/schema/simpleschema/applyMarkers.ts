@@ -31,52 +31,68 @@ export function applyMarkers(
   path: string,
   sink: DiagnosticSink,
 ): AppliedMarkers {
-  const result: AppliedMarkers = { required: false };
+  const run = new MarkerRun(schema, path, sink);
   const seen = new Set<string>();
-  const listMapKeys: string[] = [];
-  let listTypeSource: string | undefined;
-  const type = schema.type;
-  const typeName = type ?? 'untyped';
-
-  const notApplicable = (m: Marker, allowed: string): void =>
-    sink.error(
-      SchemaCode.MarkerNotApplicable,
-      path,
-      `marker '${m.key}' applies only to ${allowed}, not to ${typeName}`,
-    );
-  const badValue = (m: Marker, expected: string): void =>
-    sink.error(
-      SchemaCode.InvalidMarkerValue,
-      path,
-      `invalid value '${m.value}' for marker '${m.key}': ${expected}`,
-    );
-  const addRule = (rule: string, message: string): void => {
-    schema['x-kubernetes-validations'] = [...(schema['x-kubernetes-validations'] ?? []), { rule, message }];
-  };
-  const setListType = (m: Marker, value: 'atomic' | 'set' | 'map'): void => {
-    const current = schema['x-kubernetes-list-type'];
-    if (current !== undefined && current !== value) {
-      sink.error(
-        SchemaCode.ListTypeConflict,
-        path,
-        `${m.key}=${m.value} conflicts with listType=${current}${listTypeSource ? ` (from ${listTypeSource})` : ''}`,
-      );
-      return;
-    }
-    schema['x-kubernetes-list-type'] = value;
-    listTypeSource = `${m.key}=${m.value}`;
-  };
-
   for (const m of markers) {
     if (seen.has(m.key) && !REPEATABLE.has(m.key)) {
       sink.warning(SchemaCode.InvalidMarkerValue, path, `duplicate marker '${m.key}'; the last one wins`);
     }
     seen.add(m.key);
+    run.apply(m);
+  }
+  run.checkLists();
+  if (schema.default !== undefined) checkDefault(schema, path, sink);
+  return run.result;
+}
+
+/** The markers of one field applied to its schema: per kind of marker, then the list checks over all of them. */
+class MarkerRun {
+  readonly result: AppliedMarkers = { required: false };
+  private readonly listMapKeys: string[] = [];
+  private listTypeSource: string | undefined;
+  private readonly type: OpenAPISchema['type'];
+
+  constructor(
+    private readonly schema: OpenAPISchema,
+    private readonly path: string,
+    private readonly sink: DiagnosticSink,
+  ) {
+    this.type = schema.type;
+  }
+
+  apply(m: Marker): void {
+    switch (m.key) {
+      case 'minimum':
+      case 'maximum':
+        this.number(m);
+        return;
+      case 'enum':
+      case 'pattern':
+      case 'minLength':
+      case 'maxLength':
+        this.string(m);
+        return;
+      case 'minItems':
+      case 'maxItems':
+      case 'uniqueItems':
+      case 'listType':
+      case 'listMapKey':
+        this.array(m);
+        return;
+      default:
+        this.general(m);
+        return;
+    }
+  }
+
+  /** Markers of any type: required, default, description, immutable, validation. */
+  private general(m: Marker): void {
+    const { schema, path, sink } = this;
     switch (m.key) {
       case 'required': {
         const b = parseBool(m.value);
-        if (b === undefined) badValue(m, 'expected true or false');
-        else result.required = b;
+        if (b === undefined) this.badValue(m, 'expected true or false');
+        else this.result.required = b;
         break;
       }
       case 'default': {
@@ -88,143 +104,168 @@ export function applyMarkers(
       case 'description':
         schema.description = m.value;
         break;
-      case 'minimum':
-      case 'maximum': {
-        if (type !== 'integer' && type !== 'number') {
-          notApplicable(m, 'integer and float');
-          break;
-        }
-        const n = parseFloatStrict(m.value);
-        if (n === undefined) badValue(m, 'expected a number');
-        else schema[m.key] = n;
-        break;
-      }
-      case 'enum': {
-        if (type !== 'string' && type !== 'integer') {
-          notApplicable(m, 'string and integer');
-          break;
-        }
-        const members = m.value.split(',').map((s) => s.trim());
-        if (members.some((s) => s === '')) {
-          sink.error(SchemaCode.InvalidEnum, path, `enum '${m.value}' has an empty value`);
-          break;
-        }
-        if (type === 'integer') {
-          const ints = members.map(parseIntStrict);
-          const bad = members.find((_, i) => ints[i] === undefined);
-          if (bad !== undefined)
-            sink.error(SchemaCode.InvalidEnum, path, `enum value '${bad}' is not an integer`);
-          else schema.enum = ints;
-        } else {
-          schema.enum = members;
-        }
-        break;
-      }
-      case 'pattern': {
-        if (type !== 'string') {
-          notApplicable(m, 'string');
-          break;
-        }
-        if (m.value === '') {
-          sink.error(SchemaCode.InvalidPattern, path, 'pattern must not be empty');
-          break;
-        }
-        try {
-          RE2JS.compile(m.value);
-          schema.pattern = m.value;
-        } catch (err) {
-          const why = err instanceof Error ? err.message : String(err);
-          sink.error(SchemaCode.InvalidPattern, path, `invalid pattern '${m.value}': ${why}`);
-        }
-        break;
-      }
-      case 'minLength':
-      case 'maxLength': {
-        if (type !== 'string') {
-          notApplicable(m, 'string');
-          break;
-        }
-        const n = parseNonNegativeInt(m.value);
-        if (n === undefined) badValue(m, 'expected a non-negative integer');
-        else schema[m.key] = n;
-        break;
-      }
-      case 'minItems':
-      case 'maxItems': {
-        if (type !== 'array') {
-          notApplicable(m, 'arrays');
-          break;
-        }
-        const n = parseNonNegativeInt(m.value);
-        if (n === undefined) badValue(m, 'expected a non-negative integer');
-        else schema[m.key] = n;
-        break;
-      }
-      case 'uniqueItems': {
-        if (type !== 'array') {
-          notApplicable(m, 'arrays');
-          break;
-        }
-        const b = parseBool(m.value);
-        if (b === undefined) badValue(m, 'expected true or false');
-        else if (b) setListType(m, 'set');
-        break;
-      }
-      case 'listType': {
-        if (type !== 'array') {
-          notApplicable(m, 'arrays');
-          break;
-        }
-        if (m.value !== 'atomic' && m.value !== 'set' && m.value !== 'map') {
-          badValue(m, 'expected atomic, set or map');
-          break;
-        }
-        setListType(m, m.value);
-        break;
-      }
-      case 'listMapKey': {
-        if (type !== 'array') {
-          notApplicable(m, 'arrays');
-          break;
-        }
-        if (m.value === '') badValue(m, 'expected a field name');
-        else if (listMapKeys.includes(m.value)) {
-          sink.error(SchemaCode.InvalidListMapKey, path, `duplicate listMapKey '${m.value}'`);
-        } else listMapKeys.push(m.value);
-        break;
-      }
       case 'immutable': {
         const b = parseBool(m.value);
-        if (b === undefined) badValue(m, 'expected true or false');
-        else if (b) addRule('self == oldSelf', 'field is immutable');
+        if (b === undefined) this.badValue(m, 'expected true or false');
+        else if (b) this.addRule('self == oldSelf', 'field is immutable');
         break;
       }
       case 'validation':
-        if (m.value.trim() === '') badValue(m, 'expected a CEL expression');
-        else addRule(m.value, 'validation failed');
+        if (m.value.trim() === '') this.badValue(m, 'expected a CEL expression');
+        else this.addRule(m.value, 'validation failed');
         break;
     }
   }
 
-  if (listMapKeys.length > 0) {
-    if (schema['x-kubernetes-list-type'] !== 'map') {
-      sink.error(SchemaCode.InvalidListMapKey, path, 'listMapKey requires listType=map');
-    } else {
-      schema['x-kubernetes-list-map-keys'] = listMapKeys;
-      checkListMapKeys(schema, listMapKeys, path, sink);
+  private number(m: Marker): void {
+    if (this.type !== 'integer' && this.type !== 'number') {
+      this.notApplicable(m, 'integer and float');
+      return;
     }
-  } else if (schema['x-kubernetes-list-type'] === 'map') {
-    sink.error(SchemaCode.InvalidListMapKey, path, 'listType=map requires at least one listMapKey');
+    const n = parseFloatStrict(m.value);
+    if (n === undefined) this.badValue(m, 'expected a number');
+    else this.schema[m.key as 'minimum' | 'maximum'] = n;
   }
-  if (schema['x-kubernetes-list-type'] === 'set' && !isScalar(schema.items)) {
-    sink.error(
+
+  private string(m: Marker): void {
+    const { schema, path, sink, type } = this;
+    if (m.key === 'enum') {
+      if (type !== 'string' && type !== 'integer') {
+        this.notApplicable(m, 'string and integer');
+        return;
+      }
+      const members = m.value.split(',').map((s) => s.trim());
+      if (members.some((s) => s === '')) {
+        sink.error(SchemaCode.InvalidEnum, path, `enum '${m.value}' has an empty value`);
+        return;
+      }
+      if (type === 'integer') {
+        const ints = members.map(parseIntStrict);
+        const bad = members.find((_, i) => ints[i] === undefined);
+        if (bad !== undefined)
+          sink.error(SchemaCode.InvalidEnum, path, `enum value '${bad}' is not an integer`);
+        else schema.enum = ints;
+      } else {
+        schema.enum = members;
+      }
+      return;
+    }
+    if (type !== 'string') {
+      this.notApplicable(m, 'string');
+      return;
+    }
+    if (m.key === 'pattern') {
+      if (m.value === '') {
+        sink.error(SchemaCode.InvalidPattern, path, 'pattern must not be empty');
+        return;
+      }
+      try {
+        RE2JS.compile(m.value);
+        schema.pattern = m.value;
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        sink.error(SchemaCode.InvalidPattern, path, `invalid pattern '${m.value}': ${why}`);
+      }
+      return;
+    }
+    const n = parseNonNegativeInt(m.value);
+    if (n === undefined) this.badValue(m, 'expected a non-negative integer');
+    else schema[m.key as 'minLength' | 'maxLength'] = n;
+  }
+
+  private array(m: Marker): void {
+    if (this.type !== 'array') {
+      this.notApplicable(m, 'arrays');
+      return;
+    }
+    switch (m.key) {
+      case 'minItems':
+      case 'maxItems': {
+        const n = parseNonNegativeInt(m.value);
+        if (n === undefined) this.badValue(m, 'expected a non-negative integer');
+        else this.schema[m.key] = n;
+        break;
+      }
+      case 'uniqueItems': {
+        const b = parseBool(m.value);
+        if (b === undefined) this.badValue(m, 'expected true or false');
+        else if (b) this.setListType(m, 'set');
+        break;
+      }
+      case 'listType':
+        if (m.value !== 'atomic' && m.value !== 'set' && m.value !== 'map') {
+          this.badValue(m, 'expected atomic, set or map');
+          break;
+        }
+        this.setListType(m, m.value);
+        break;
+      case 'listMapKey':
+        if (m.value === '') this.badValue(m, 'expected a field name');
+        else if (this.listMapKeys.includes(m.value)) {
+          this.sink.error(SchemaCode.InvalidListMapKey, this.path, `duplicate listMapKey '${m.value}'`);
+        } else this.listMapKeys.push(m.value);
+        break;
+    }
+  }
+
+  /** listType, listMapKey and the items of a set, checked together once every marker is applied. */
+  checkLists(): void {
+    const { schema, path, sink, listMapKeys } = this;
+    if (listMapKeys.length > 0) {
+      if (schema['x-kubernetes-list-type'] !== 'map') {
+        sink.error(SchemaCode.InvalidListMapKey, path, 'listMapKey requires listType=map');
+      } else {
+        schema['x-kubernetes-list-map-keys'] = listMapKeys;
+        checkListMapKeys(schema, listMapKeys, path, sink);
+      }
+    } else if (schema['x-kubernetes-list-type'] === 'map') {
+      sink.error(SchemaCode.InvalidListMapKey, path, 'listType=map requires at least one listMapKey');
+    }
+    if (schema['x-kubernetes-list-type'] === 'set' && !isScalar(schema.items)) {
+      sink.error(
+        SchemaCode.MarkerNotApplicable,
+        path,
+        `${this.listTypeSource ?? 'listType=set'} needs scalar items (string, integer, float, boolean)`,
+      );
+    }
+  }
+
+  private notApplicable(m: Marker, allowed: string): void {
+    this.sink.error(
       SchemaCode.MarkerNotApplicable,
-      path,
-      `${listTypeSource ?? 'listType=set'} needs scalar items (string, integer, float, boolean)`,
+      this.path,
+      `marker '${m.key}' applies only to ${allowed}, not to ${this.type ?? 'untyped'}`,
     );
   }
-  if (schema.default !== undefined) checkDefault(schema, path, sink);
-  return result;
+
+  private badValue(m: Marker, expected: string): void {
+    this.sink.error(
+      SchemaCode.InvalidMarkerValue,
+      this.path,
+      `invalid value '${m.value}' for marker '${m.key}': ${expected}`,
+    );
+  }
+
+  private addRule(rule: string, message: string): void {
+    this.schema['x-kubernetes-validations'] = [
+      ...(this.schema['x-kubernetes-validations'] ?? []),
+      { rule, message },
+    ];
+  }
+
+  private setListType(m: Marker, value: 'atomic' | 'set' | 'map'): void {
+    const current = this.schema['x-kubernetes-list-type'];
+    if (current !== undefined && current !== value) {
+      this.sink.error(
+        SchemaCode.ListTypeConflict,
+        this.path,
+        `${m.key}=${m.value} conflicts with listType=${current}${this.listTypeSource ? ` (from ${this.listTypeSource})` : ''}`,
+      );
+      return;
+    }
+    this.schema['x-kubernetes-list-type'] = value;
+    this.listTypeSource = `${m.key}=${m.value}`;
+  }
 }
 
 function isScalar(s: OpenAPISchema | undefined): boolean {
