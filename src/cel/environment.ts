@@ -3,6 +3,7 @@ import { installCore } from './core.ts';
 import { installCostModel } from './costModel.ts';
 import { allLibraries } from './lib/index.ts';
 import { instrumentEngineOnce } from './probe.ts';
+import { shadowAlias } from './shadowing.ts';
 
 /** A CEL type in the engine's notation: `int`, `string`, `list<dyn>`, `map<string, int>`, a registered type name. */
 export type CelType = string;
@@ -29,15 +30,19 @@ export class CelEnvironment {
   readonly parent: CelEnvironment | undefined;
   readonly #variables: ReadonlyMap<string, CelType>;
   readonly #undeclaredAreDyn: boolean;
+  /** Variables that shadow a global identifier, name → engine alias (./shadowing.ts). */
+  readonly shadows: ReadonlyMap<string, string>;
 
   constructor(
     engine: Environment,
     parent: CelEnvironment | undefined,
     variables: ReadonlyMap<string, CelType>,
     undeclaredAreDyn: boolean,
+    shadows: ReadonlyMap<string, string> = new Map(),
   ) {
     this.engine = engine;
     this.parent = parent;
+    this.shadows = shadows;
     this.#variables = variables;
     this.#undeclaredAreDyn = undeclaredAreDyn;
   }
@@ -56,17 +61,27 @@ export class CelEnvironment {
     return this.#undeclaredAreDyn || this.#variables.has(name);
   }
 
+  /** Whether `name` is a global of the environment (a namespace, a type name) rather than our variable. */
+  definesGlobal(name: string): boolean {
+    return !this.#variables.has(name) && this.engine.hasVariable(name);
+  }
+
   /** A child environment with more variables/types. The parent stays usable but frozen. */
   extend(options: ExtendOptions = {}): CelEnvironment {
     const undeclaredAreDyn = options.undeclaredAreDyn ?? this.#undeclaredAreDyn;
     const engine = this.engine.clone({ unlistedVariablesAreDyn: undeclaredAreDyn });
     options.setup?.(engine);
     const variables = new Map(this.#variables);
+    const shadows = new Map(this.shadows);
     for (const [name, type] of Object.entries(options.variables ?? {})) {
-      engine.registerVariable(name, type);
+      // A name the environment already defines as a global (a namespace, a type name) and that we did
+      // not declare ourselves is declared under an alias that expressions are rewritten to.
+      const shadowing = this.definesGlobal(name);
+      engine.registerVariable(shadowing ? shadowAlias(name) : name, type);
+      if (shadowing) shadows.set(name, shadowAlias(name));
       variables.set(name, type);
     }
-    return new CelEnvironment(engine, this, variables, undeclaredAreDyn);
+    return new CelEnvironment(engine, this, variables, undeclaredAreDyn, shadows);
   }
 }
 

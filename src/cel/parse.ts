@@ -5,6 +5,7 @@ import { baseEnvironment } from './environment.ts';
 import { type CelError, type CelResult, celError, toCelError } from './errors.ts';
 import { astDepthExceeded, checkSourceNesting, MAX_NESTING_DEPTH, type NestingExcess } from './nesting.ts';
 import { rewriteSource } from './rewrite.ts';
+import { globalMembers, renameShadowed } from './shadowing.ts';
 
 type EngineParseResult = ReturnType<CelEnvironment['engine']['parse']>;
 
@@ -46,7 +47,11 @@ export function parse(source: string, env: CelEnvironment = baseEnvironment()): 
   // Before the rewrite and the engine: both recurse over brackets (see ./nesting.ts).
   const nested = checkSourceNesting(source);
   if (nested !== undefined) return { ok: false, error: tooDeep(nested) };
-  const rewritten = rewriteSource(source);
+  const plain = rewriteSource(source);
+  const rewritten =
+    env.shadows.size > 0
+      ? renameShadowed(plain, env.shadows, globalMembers(baseEnvironment().engine))
+      : plain;
   try {
     const handle = env.engine.parse(rewritten.source);
     const deep = astDepthExceeded(handle.ast);

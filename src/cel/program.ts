@@ -47,14 +47,25 @@ export function evaluate(
   options: EvaluateOptions = NO_OPTIONS,
 ): CelResult<unknown> {
   const limits = options.limits;
+  const bound = program.env.shadows.size > 0 ? withAliases(vars, program.env.shadows) : vars;
   try {
     const value =
-      limits === false ? program.parsed.handle(vars) : runMetered(limits, program.parsed.handle, vars);
+      limits === false ? program.parsed.handle(bound) : runMetered(limits, program.parsed.handle, bound);
     return settle(value);
   } catch (err) {
     if (err instanceof LimitExceeded) return { ok: false, error: toCelError(err.abort, 'evaluate') };
     return failed(program, err);
   }
+}
+
+/** The variables with each shadowing one also under its engine alias (./shadowing.ts). */
+function withAliases(vars: Variables, shadows: ReadonlyMap<string, string>): Variables {
+  const get = (name: string): unknown =>
+    vars instanceof Map ? vars.get(name) : (vars as Record<string, unknown>)[name];
+  const has = (name: string): boolean => (vars instanceof Map ? vars.has(name) : Object.hasOwn(vars, name));
+  const out = new Map<string, unknown>(vars instanceof Map ? vars : Object.entries(vars));
+  for (const [name, alias] of shadows) if (has(name)) out.set(alias, get(name));
+  return out;
 }
 
 function failed(program: Program, err: unknown): CelResult<unknown> {

@@ -1,6 +1,7 @@
 import type { ASTNode } from './celJs.ts';
 import { baseEnvironment } from './environment.ts';
 import type { ParsedExpression } from './parse.ts';
+import { unshadowedName } from './shadowing.ts';
 
 /** One step of a reference path: a field selection or a literal index. */
 export type PathStep =
@@ -144,8 +145,10 @@ export function listReferences(
       visit(node, scope);
       return;
     }
-    const root = node.args as string;
-    if (scope.has(root) || isGlobal(root)) return;
+    const engineRoot = node.args as string;
+    // A variable that shadows a global is parsed under its alias (./shadowing.ts): report the user's name.
+    const root = unshadowedName(engineRoot) ?? engineRoot;
+    if (scope.has(engineRoot) || (root === engineRoot && isGlobal(root))) return;
     const path: PathStep[] = [];
     let end = node.end;
     let optional = false;

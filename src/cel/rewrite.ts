@@ -24,17 +24,17 @@ export interface Rewritten {
 
 type Kind = 'ws' | 'ident' | 'number' | 'string' | 'bytes' | 'backtick' | 'punct';
 
-interface Token {
+export interface Token {
   readonly kind: Kind;
   readonly text: string;
   readonly pos: number;
 }
 
-class Malformed extends Error {}
+export class Malformed extends Error {}
 
 const STRING_PREFIX = /^(?:[rR]|[bB]|[bB][rR]|[rR][bB])$/;
 
-function tokenize(src: string): Token[] {
+export function tokenize(src: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   const lastSignificant = (): Token | undefined => {

@@ -42,7 +42,7 @@ export const GraphCode = {
   ReservedId: 'KG2013',
   /** Two nodes with the same id in one frame. */
   DuplicateId: 'KG2014',
-  /** An id equal to a built-in CEL identifier (`list`, `int`, `optional`, …): it could not be referenced. */
+  /** An id the CEL engine cannot declare as a variable (`prototype`): it could not be referenced. */
   IdShadowsBuiltin: 'KG2015',
 
   // ── node kinds and modifiers ─────────────────────────────────────────────

@@ -35,7 +35,7 @@ import { readFrame } from './passes/structure.ts';
 import { entryOf, get, locatePath, str } from './passes/yamlAccess.ts';
 import type { YDocument, YEntry, YMap } from './yamlTree.ts';
 
-export { isCelGlobal, isEngineReserved } from './passes/celNames.ts';
+export { isEngineReserved } from './passes/celNames.ts';
 export { sourceKindOf } from './passes/flavor.ts';
 export { type SourceAt, slotLocations, slotsWithErrors } from './passes/state.ts';
 export { parsePath } from './passes/yamlAccess.ts';

@@ -29,7 +29,6 @@ import type { StatusFieldType } from '../schema/crd/statusSchema.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
 import { GraphCode } from './codes.ts';
 import {
-  isCelGlobal,
   isEngineReserved,
   type SourceAt,
   slotLocations,
@@ -166,10 +165,10 @@ class Checker {
   }
 
   private env(vars: ReadonlyMap<string, string>): CelEnvironment {
-    // Ids equal to built-in identifiers are rejected by the compiler (KG2015); never redeclare them.
+    // Ids equal to a global (`net`, `strings`, `int`) are declared and shadow it, as in cel-go (design/graph.md §16).
     // Names the engine refuses (`prototype`, `namespace`, keywords) are reported, located, by the
     // structure pass (KG2013 / KG2015); declaring them would fail the whole check without a location.
-    const declared = [...vars].filter(([name]) => !isCelGlobal(name) && !isEngineReserved(name));
+    const declared = [...vars].filter(([name]) => !isEngineReserved(name));
     return this.base.extend({
       setup: (engine) => this.registry.registerInto(engine),
       variables: Object.fromEntries(declared),
@@ -196,7 +195,7 @@ class Checker {
     }
     const hit = cache.get(key);
     if (hit) return hit;
-    const clash = [...extra.keys()].some((k) => vars.has(k) || isCelGlobal(k) || isEngineReserved(k));
+    const clash = [...extra.keys()].some((k) => vars.has(k) || isEngineReserved(k));
     const env = clash
       ? this.env(new Map([...vars, ...extra]))
       : frameEnv.extend({ variables: Object.fromEntries(extra) });

@@ -61,18 +61,35 @@ const DETERMINISTIC_LIMITS: Partial<CelLimits> = { maxDurationMs: Number.POSITIV
 export function celHost(options: CelHostOptions = {}): EngineHost {
   const env = options.env ?? baseEnvironment().extend({ undeclaredAreDyn: true });
   const programs = new Map<string, Program | ExprFailure>();
+  // Variables named like a CEL global (a node `net`, `strings`, …) are declared so they shadow it, as
+  // cel-go does; one child environment per set of such names, and programs cached per environment.
+  const shadowingEnvs = new Map<string, CelEnvironment>();
+  const envFor = (vars: Readonly<Record<string, unknown>>): { env: CelEnvironment; key: string } => {
+    const names: string[] = [];
+    for (const name in vars) if (env.definesGlobal(name)) names.push(name);
+    if (names.length === 0) return { env, key: '' };
+    const key = names.sort().join(',');
+    let child = shadowingEnvs.get(key);
+    if (child === undefined) {
+      child = env.extend({ variables: Object.fromEntries(names.map((n) => [n, 'dyn'])) });
+      shadowingEnvs.set(key, child);
+    }
+    return { env: child, key };
+  };
   const isOmit = options.isOmit ?? celIsOmit;
   // One options object for every evaluation: the CEL layer merges the limits once per object.
   const evaluateOptions = { limits: { ...DETERMINISTIC_LIMITS, ...options.limits } };
   return {
     evaluate(cel, vars) {
-      let program = programs.get(cel);
+      const scope = envFor(vars);
+      const cacheKey = scope.key === '' ? cel : `${scope.key}\u0000${cel}`;
+      let program = programs.get(cacheKey);
       if (program === undefined) {
-        const compiled = compile(cel, env);
+        const compiled = compile(cel, scope.env);
         program = compiled.ok
           ? compiled.value
           : { kind: 'error', code: compiled.error.code, message: compiled.error.message };
-        programs.set(cel, program);
+        programs.set(cacheKey, program);
       }
       if ('kind' in program) return { ok: false, failure: program };
       const result = evaluate(program, vars, evaluateOptions);

@@ -4,6 +4,7 @@
  */
 import type { Build, ResNode } from './build.ts';
 import { objectKey } from './build.ts';
+import { Lazy } from './context.ts';
 import { SdkCode, SdkError } from './errors.ts';
 import { materialize } from './materialize.ts';
 import { isResource, nodeOf } from './resource.ts';
@@ -43,8 +44,15 @@ export function headlessServiceName(svc: unknown, w: Where, checkHeadless: boole
   return svc.name;
 }
 
+/**
+ * The Service's `spec.clusterIP`, materializing only that field: the rest of the Service may hold
+ * `lazy()` values that read the StatefulSet being built (its selector), and forcing them here would be
+ * a cycle through the StatefulSet the shorthand is building.
+ */
 function clusterIPOf(svc: ResNode): string | undefined {
-  return asText(asObj(asObj(materialize(svc.draft, 'text').value)?.spec)?.clusterIP);
+  const spec = svc.draft.spec instanceof Lazy ? svc.draft.spec.force() : svc.draft.spec;
+  const raw = asObj(spec)?.clusterIP;
+  return raw === undefined ? undefined : asText(materialize(raw, 'text').value);
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { ResolvedCluster, TriState } from './cluster.ts';
 import { inspectStr, isKStr } from './context.ts';
 import { SdkCode, type SdkCodeValue, SdkError } from './errors.ts';
-import { compareQuantity, fitsInt64, parseQuantity } from './quantity.ts';
+import { compareQuantity, parseQuantity, writtenFitsInt64 } from './quantity.ts';
 
 type Obj = Readonly<Record<string, unknown>>;
 
@@ -211,7 +211,7 @@ export function checkContainerResources(t: ValidationTarget): void {
       const lq = parseQuantity(asText(lv) ?? '');
       if (!rq) fail(t, SdkCode.checkContainerResources, `requests.${r} "${asText(rv)}" is not a quantity`, p);
       if (!lq) fail(t, SdkCode.checkContainerResources, `limits.${r} "${asText(lv)}" is not a quantity`, p);
-      if (!fitsInt64(rq!) || !fitsInt64(lq!)) {
+      if (!writtenFitsInt64(asText(rv) ?? '') || !writtenFitsInt64(asText(lv) ?? '')) {
         fail(t, SdkCode.checkContainerResources, `${r} quantity does not fit in a 64-bit integer`, p);
       }
       if (compareQuantity(lq!, rq!) < 0) {

@@ -10,12 +10,12 @@
  */
 import { Informer, isNotFound, type KubeObject, type RestClient, watchCRDs } from '../../kube/index.ts';
 import { matchesSelector, toLabelSelector } from '../../runtime/selector.ts';
-import { type Condition, condition } from '../core/conditions.ts';
+import { type Condition, type ConditionStatus, condition, conditionMarker } from '../core/conditions.ts';
 import { errorMessage } from '../core/errors.ts';
 import { ClaimAccess } from './access.ts';
 import { ChildWatches } from './childWatches.ts';
 import { cleanupCluster } from './cleanup.ts';
-import { connectConsumer, readKubeconfig } from './connect.ts';
+import { type ConnectSuccess, connectConsumer, readKubeconfig } from './connect.ts';
 import { ConsumerProbe } from './consumerProbe.ts';
 import { installPlaneCrds } from './crds.ts';
 import type { InstanceReconciler } from './instance.ts';
@@ -61,6 +61,30 @@ interface ClusterState {
    * revoked): consent is withdrawn, so the sweeper may treat a forbidden instance GET as gone (design/planes.md §13.4).
    */
   withdrawn?: boolean;
+}
+
+type ClusterSpec = { clusterID?: string; kubeSystemUID?: string; blueprintSelector?: unknown };
+/** When to look at a registration again; undefined: on its next event only. */
+type Requeue = { requeueAfterMs: number } | undefined;
+/** A condition's status, reason and message. */
+type ConditionParts = [status: ConditionStatus, reason: string, message: string];
+/** The three conditions of a ConsumerCluster, always written together. */
+type ClusterConditions = (
+  connected: ConditionParts,
+  verified: ConditionParts,
+  ready: ConditionParts,
+) => Condition[];
+
+function clusterConditions(cc: KubeObject): ClusterConditions {
+  const prev = previous(cc);
+  const gen = cc.metadata.generation ?? 0;
+  const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const mark = conditionMarker(prev, gen, now);
+  return (connected, verified, ready) => [
+    mark('Connected', connected[0], connected[1], connected[2]),
+    mark('IdentityVerified', verified[0], verified[1], verified[2]),
+    mark('Ready', ready[0], ready[1], ready[2]),
+  ];
 }
 
 export class PlanesController extends PlanesParts<ClaimAccess> {
@@ -299,59 +323,85 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
     return { reachable: false, verified: false, withdrawn: false };
   }
 
-  private async reconcileCluster(name: string): Promise<{ requeueAfterMs: number } | undefined> {
+  /**
+   * One ConsumerCluster, in the steps a registration goes through (design/planes.md §3.3): deletion or the
+   * finalizer first; then connect, verify the identity, adopt the connection and serve the selected
+   * blueprints. Each step that stops the registration writes its own conditions and says when to retry.
+   */
+  private async reconcileCluster(name: string): Promise<Requeue> {
     const cc = this.clusterInformer?.get(undefined, name);
     if (!cc) {
       await this.stopCluster(name);
       return undefined;
     }
-    const spec = (cc.spec ?? {}) as {
-      clusterID?: string;
-      kubeSystemUID?: string;
-      blueprintSelector?: unknown;
-    };
+    const spec = (cc.spec ?? {}) as ClusterSpec;
     const finalizers = cc.metadata.finalizers ?? [];
     if (cc.metadata.deletionTimestamp) {
-      if (!finalizers.includes(FINALIZER_CLUSTER)) return undefined;
-      const state = this.clusters.get(name);
-      await this.stopCluster(name, false);
-      // A reconcile already under way (a watch event, a heartbeat) would write its children and liveness
-      // record again after the cleanup: let it finish first; no new one starts (the loops are gone).
-      await Promise.allSettled([...(this.inflight.get(name) ?? [])]);
-      await cleanupCluster({
-        provider: this.client,
-        host: this.host,
-        namespace: this.namespace,
-        clusterID: spec.clusterID ?? '',
-        conn: state?.verified ? state.conn : undefined,
-        blueprints: [...this.registrar.registry.values()],
-        log: this.log,
-      });
-      state?.conn?.client.close();
-      this.clusters.delete(name);
-      await this.applyClusterMeta(name, { finalizers: [] });
+      if (finalizers.includes(FINALIZER_CLUSTER)) await this.finishClusterDeletion(name, spec);
       return undefined;
     }
     if (!finalizers.includes(FINALIZER_CLUSTER)) {
       await this.applyClusterMeta(name, { finalizers: [FINALIZER_CLUSTER] });
       return { requeueAfterMs: 0 };
     }
-    const prev = previous(cc);
-    const gen = cc.metadata.generation ?? 0;
-    const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const conds = (
-      connected: [string, string, string],
-      verified: [string, string, string],
-      ready: [string, string, string],
-    ): Condition[] => [
-      condition(prev, 'Connected', connected[0] as 'True', connected[1], connected[2], gen, now),
-      condition(prev, 'IdentityVerified', verified[0] as 'True', verified[1], verified[2], gen, now),
-      condition(prev, 'Ready', ready[0] as 'True', ready[1], ready[2], gen, now),
-    ];
-
-    // Connect (reusing the client while the Secret is unchanged).
+    const conds = clusterConditions(cc);
     const state: ClusterState = this.clusters.get(name) ?? { verified: false, reachable: false };
     this.clusters.set(name, state);
+    const connected = await this.connectCluster(name, cc, state, conds);
+    if (!connected.ok) return connected.requeue;
+    const identity = await this.verifyIdentity(name, cc, spec, state, connected.consumer, conds);
+    if (!identity.ok) return identity.requeue;
+    const conn = await this.adoptConnection(name, state, connected, identity.clusterID);
+    const entries = await this.serveSelected(name, spec, conn);
+    await this.writeClusterStatus(cc, {
+      identity: conn.identity,
+      blueprints: entries,
+      conditions: conds(
+        ['True', 'Connected', 'connected'],
+        ['True', 'Verified', `cluster ID ${identity.clusterID}`],
+        [
+          'True',
+          'Ready',
+          `serving ${entries.filter((e) => e.served).length} of ${entries.length} blueprints`,
+        ],
+      ),
+    });
+    // Connected as of now: a probe that failed before this write is news again (design/planes.md §3.3.4).
+    this.probe.reset(name);
+    return { requeueAfterMs: this.timings.resyncMs };
+  }
+
+  /** A deleted registration: stop its loops, let running passes end, clean up, drop the finalizer. */
+  private async finishClusterDeletion(name: string, spec: ClusterSpec): Promise<void> {
+    const state = this.clusters.get(name);
+    await this.stopCluster(name, false);
+    // A reconcile already under way (a watch event, a heartbeat) would write its children and liveness
+    // record again after the cleanup: let it finish first; no new one starts (the loops are gone).
+    await Promise.allSettled([...(this.inflight.get(name) ?? [])]);
+    await cleanupCluster({
+      provider: this.client,
+      host: this.host,
+      namespace: this.namespace,
+      clusterID: spec.clusterID ?? '',
+      conn: state?.verified ? state.conn : undefined,
+      blueprints: [...this.registrar.registry.values()],
+      log: this.log,
+    });
+    state?.conn?.client.close();
+    this.clusters.delete(name);
+    await this.applyClusterMeta(name, { finalizers: [] });
+  }
+
+  /** Reads the registration's kubeconfig Secret and opens a client; on failure, `Connected=False`. */
+  private async connectCluster(
+    name: string,
+    cc: KubeObject,
+    state: ClusterState,
+    conds: ClusterConditions,
+  ): Promise<
+    { ok: true; consumer: ConnectSuccess; secretVersion: string } | { ok: false; requeue: Requeue }
+  > {
+    const retry = { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
     const kubeconfig = await readKubeconfig(this.client, this.namespace, cc);
     if (!kubeconfig.ok) {
       state.reachable = false;
@@ -363,7 +413,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
           ['False', kubeconfig.reason, kubeconfig.message],
         ),
       });
-      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+      return { ok: false, requeue: retry };
     }
     const connected = await connectConsumer(kubeconfig.text, kubeconfig.version);
     if (!connected.ok) {
@@ -375,58 +425,69 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
           ['False', connected.reason, connected.message],
         ),
       });
-      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+      return { ok: false, requeue: retry };
     }
     state.reachable = true;
+    return { ok: true, consumer: connected, secretVersion: kubeconfig.version };
+  }
 
-    // Identity (design/planes.md §3.3.2): written once, verified on every connect.
-    const uid = connected.kubeSystemUID;
+  /**
+   * Identity (design/planes.md §3.3.2): written once, verified on every connect. Refuses an unreadable
+   * kube-system, a changed kube-system UID and a malformed cluster ID; records the UID and the derived
+   * cluster ID on first sight.
+   */
+  private async verifyIdentity(
+    name: string,
+    cc: KubeObject,
+    spec: ClusterSpec,
+    state: ClusterState,
+    consumer: ConnectSuccess,
+    conds: ClusterConditions,
+  ): Promise<{ ok: true; clusterID: string } | { ok: false; requeue: Requeue }> {
+    const refuse = async (reason: string, message: string, requeue: Requeue, status?: object) => {
+      consumer.client.close();
+      await this.writeClusterStatus(cc, {
+        ...status,
+        conditions: conds(
+          ['True', 'Connected', 'connected'],
+          ['False', reason, message],
+          ['False', reason, message],
+        ),
+      });
+      return { ok: false as const, requeue };
+    };
+    const uid = consumer.kubeSystemUID;
     if (uid === '') {
-      connected.client.close();
       state.verified = false;
       state.withdrawn = true;
       await this.stopCluster(name, false);
       const msg = 'cannot read the kube-system namespace: grant the serving role';
-      await this.writeClusterStatus(cc, {
-        identity: connected.identity,
-        blueprints: [],
-        conditions: conds(
-          ['True', 'Connected', 'connected'],
-          ['False', 'IdentityUnreadable', msg],
-          ['False', 'IdentityUnreadable', msg],
-        ),
-      });
-      return { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) };
+      return refuse(
+        'IdentityUnreadable',
+        msg,
+        { requeueAfterMs: Math.min(this.timings.resyncMs, 10_000) },
+        { identity: consumer.identity, blueprints: [] },
+      );
     }
     if (spec.kubeSystemUID && spec.kubeSystemUID !== uid) {
-      connected.client.close();
       state.verified = false;
       state.withdrawn = false;
       await this.stopCluster(name, false);
       const msg = `the kube-system namespace UID is ${uid}, registered ${spec.kubeSystemUID}: register the cluster anew`;
-      await this.writeClusterStatus(cc, {
-        identity: connected.identity,
-        blueprints: [],
-        conditions: conds(
-          ['True', 'Connected', 'connected'],
-          ['False', 'ClusterIdentityChanged', msg],
-          ['False', 'ClusterIdentityChanged', msg],
-        ),
-      });
-      return { requeueAfterMs: this.timings.resyncMs };
+      return refuse(
+        'ClusterIdentityChanged',
+        msg,
+        { requeueAfterMs: this.timings.resyncMs },
+        { identity: consumer.identity, blueprints: [] },
+      );
     }
     let clusterID = spec.clusterID ?? '';
     if (clusterID !== '' && !CLUSTER_ID_PATTERN.test(clusterID)) {
-      connected.client.close();
-      const msg = `spec.clusterID ${clusterID} must match ${CLUSTER_ID_PATTERN.source}`;
-      await this.writeClusterStatus(cc, {
-        conditions: conds(
-          ['True', 'Connected', 'connected'],
-          ['False', 'InvalidClusterID', msg],
-          ['False', 'InvalidClusterID', msg],
-        ),
-      });
-      return undefined;
+      return refuse(
+        'InvalidClusterID',
+        `spec.clusterID ${clusterID} must match ${CLUSTER_ID_PATTERN.source}`,
+        undefined,
+      );
     }
     if (!spec.kubeSystemUID || !clusterID) {
       clusterID ||= clusterIdFromUid(uid);
@@ -436,69 +497,43 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
         { type: 'merge', fieldManager: REGISTRAR_MANAGER },
       );
     }
-    if (state.conn && state.secretVersion === kubeconfig.version && state.conn.clusterID === clusterID) {
-      connected.client.close();
-      state.conn.identity = connected.identity;
+    return { ok: true, clusterID };
+  }
+
+  /** Keeps the running connection while its Secret and cluster ID are unchanged; else replaces it. */
+  private async adoptConnection(
+    name: string,
+    state: ClusterState,
+    connected: { consumer: ConnectSuccess; secretVersion: string },
+    clusterID: string,
+  ): Promise<Connection> {
+    const { consumer, secretVersion } = connected;
+    if (state.conn && state.secretVersion === secretVersion && state.conn.clusterID === clusterID) {
+      consumer.client.close();
+      state.conn.identity = consumer.identity;
     } else {
       if (state.conn) {
         await this.stopCluster(name, false);
         state.conn.client.close();
       }
-      state.conn = { name, clusterID, client: connected.client, identity: connected.identity };
-      state.secretVersion = kubeconfig.version;
+      state.conn = { name, clusterID, client: consumer.client, identity: consumer.identity };
+      state.secretVersion = secretVersion;
     }
     state.verified = true;
     state.withdrawn = false;
-    const conn = state.conn;
-
-    // Serve every selected blueprint; stop the others.
+    return state.conn;
+  }
+  /** Serves every blueprint the registration selects and stops the loops of the others. */
+  private async serveSelected(
+    name: string,
+    spec: ClusterSpec,
+    conn: Connection,
+  ): Promise<ServeEntryStatus[]> {
     const selected = [...this.registrar.registry.values()].filter((bp) =>
       selects(spec.blueprintSelector, bp.labels),
     );
     const entries: ServeEntryStatus[] = [];
-    for (const bp of selected) {
-      const key = `${bp.name}|${name}`;
-      try {
-        const running = this.loops.get(key);
-        const res = await startServing(
-          {
-            log: this.log,
-            crdWaitMs: this.timings.crdWaitMs,
-            onInstance: (b, c, o) => this.enqueueInstance(b, c, o),
-            onExit: (l) => this.loopExited(key, l),
-          },
-          bp,
-          conn,
-          running,
-        );
-        entries.push(res.status);
-        if (!res.status.served)
-          this.log.info(
-            { cluster: name, blueprint: bp.name, reason: res.status.reason, message: res.status.message },
-            'not served',
-          );
-        if (res.loop && res.loop !== running) {
-          if (running) await running.informer.stop();
-          this.loops.set(key, res.loop);
-          this.serveStarts.set(bp.name, (this.serveStarts.get(bp.name) ?? 0) + 1);
-          // Events delivered while the informer synced found no loop yet: reconcile every instance now.
-          for (const o of res.loop.informer.list()) this.enqueueInstance(bp, conn, o);
-        } else if (!res.loop && running) {
-          this.loops.delete(key);
-          await running.informer.stop();
-        }
-      } catch (e) {
-        this.log.warn({ cluster: name, blueprint: bp.name, err: errorMessage(e) }, 'serving failed');
-        entries.push({
-          name: bp.name,
-          exportedAPI: bp.exportName,
-          specHash: bp.specHash,
-          served: false,
-          reason: 'ServingNotGranted',
-          message: errorMessage(e),
-        });
-      }
-    }
+    for (const bp of selected) entries.push(await this.serveBlueprint(name, bp, conn));
     const selectedNames = new Set(selected.map((b) => b.name));
     for (const [k, l] of this.loops) {
       if (l.conn.name === name && !selectedNames.has(l.bp.name)) {
@@ -506,22 +541,56 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
         await l.informer.stop();
       }
     }
-    await this.writeClusterStatus(cc, {
-      identity: conn.identity,
-      blueprints: entries,
-      conditions: conds(
-        ['True', 'Connected', 'connected'],
-        ['True', 'Verified', `cluster ID ${clusterID}`],
-        [
-          'True',
-          'Ready',
-          `serving ${entries.filter((e) => e.served).length} of ${entries.length} blueprints`,
-        ],
-      ),
-    });
-    // Connected as of now: a probe that failed before this write is news again (design/planes.md §3.3.4).
-    this.probe.reset(name);
-    return { requeueAfterMs: this.timings.resyncMs };
+    return entries;
+  }
+
+  /** Starts, keeps or stops the serving loop of one (blueprint, cluster); its entry for the status. */
+  private async serveBlueprint(
+    name: string,
+    bp: PublishedBlueprint,
+    conn: Connection,
+  ): Promise<ServeEntryStatus> {
+    const key = `${bp.name}|${name}`;
+    try {
+      const running = this.loops.get(key);
+      const res = await startServing(
+        {
+          log: this.log,
+          crdWaitMs: this.timings.crdWaitMs,
+          onInstance: (b, c, o) => this.enqueueInstance(b, c, o),
+          onExit: (l) => this.loopExited(key, l),
+        },
+        bp,
+        conn,
+        running,
+      );
+      if (!res.status.served)
+        this.log.info(
+          { cluster: name, blueprint: bp.name, reason: res.status.reason, message: res.status.message },
+          'not served',
+        );
+      if (res.loop && res.loop !== running) {
+        if (running) await running.informer.stop();
+        this.loops.set(key, res.loop);
+        this.serveStarts.set(bp.name, (this.serveStarts.get(bp.name) ?? 0) + 1);
+        // Events delivered while the informer synced found no loop yet: reconcile every instance now.
+        for (const o of res.loop.informer.list()) this.enqueueInstance(bp, conn, o);
+      } else if (!res.loop && running) {
+        this.loops.delete(key);
+        await running.informer.stop();
+      }
+      return res.status;
+    } catch (e) {
+      this.log.warn({ cluster: name, blueprint: bp.name, err: errorMessage(e) }, 'serving failed');
+      return {
+        name: bp.name,
+        exportedAPI: bp.exportName,
+        specHash: bp.specHash,
+        served: false,
+        reason: 'ServingNotGranted',
+        message: errorMessage(e),
+      };
+    }
   }
 
   /**

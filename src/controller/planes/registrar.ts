@@ -83,6 +83,34 @@ interface CacheEntry {
   unknownKinds: string[];
 }
 
+/** Why a blueprint is not published. */
+interface Refusal {
+  reason: BlueprintReason;
+  message: string;
+}
+
+/**
+ * The generated instance CRD as the consumer cluster is given it: priority-0 printer columns without the
+ * redundant field, kgraph's managed-by label, the blueprint's name and spec hash as annotations.
+ */
+function servedCrd(crd: KubeObject, blueprint: string, hash: string): KubeObject {
+  for (const v of (crd.spec as { versions: { additionalPrinterColumns?: { priority?: number }[] }[] })
+    .versions) {
+    v.additionalPrinterColumns = (v.additionalPrinterColumns ?? []).map((c) => {
+      if (c.priority !== 0) return c;
+      const { priority: _p, ...rest } = c;
+      return rest;
+    });
+  }
+  crd.metadata.labels = { ...(crd.metadata.labels ?? {}), 'app.kubernetes.io/managed-by': 'kgraph' };
+  crd.metadata.annotations = {
+    ...(crd.metadata.annotations ?? {}),
+    [ANNOTATION_BLUEPRINT]: blueprint,
+    [ANNOTATION_SPEC_HASH]: hash,
+  };
+  return crd;
+}
+
 /** The export name `<plural>.<group>` of a blueprint spec (the instance CRD name). */
 export function exportNameOf(spec: unknown): string | undefined {
   const schema = (spec as { schema?: { kind?: unknown; group?: unknown } } | undefined)?.schema;
@@ -144,26 +172,62 @@ export class BlueprintRegistrar {
     this.cache.delete(name);
   }
 
+  /**
+   * Publishes a blueprint in steps (design/planes.md §14.1): hash and routing, compile (cached), derive
+   * the claims, refuse a rival export name, generate the instance CRD, register and hand it to the
+   * serving hooks. The first step that refuses writes `Ready=False` with its reason.
+   */
   private async publish(bp: KubeObject): Promise<BlueprintOutcome> {
     const name = bp.metadata.name ?? '';
-    const status = (bp.status ?? {}) as { observedSpecHash?: string };
+    const prepared = await this.prepare(bp, name);
+    if ('reason' in prepared) return this.fail(bp, prepared.reason, prepared.message);
+    const { hash, compiled } = prepared;
+    const claimed = this.claimsOf(compiled);
+    if ('reason' in claimed) return this.fail(bp, claimed.reason, claimed.message);
+    const { info, plural, exportName, claims } = claimed;
+    const rival = this.rivalFor(bp, exportName);
+    if (rival) return this.fail(bp, rival.reason, rival.message);
+    const generated = generateCrd(bp, { statusTypes: statusFieldTypes(compiled) });
+    if (!generated.crd)
+      return this.fail(bp, 'BuildFailed', diagnosticsMessage(generated.diagnostics, 'no CRD'));
+    const published: PublishedBlueprint = {
+      name,
+      uid: bp.metadata.uid ?? '',
+      specHash: hash,
+      compiled,
+      exportName,
+      group: info.group,
+      version: info.apiVersion,
+      kind: info.kind,
+      plural,
+      namespaced: info.scope !== 'Cluster',
+      claims,
+      crd: servedCrd(generated.crd as unknown as KubeObject, name, hash),
+      labels: bp.metadata.labels ?? {},
+    };
+    return this.register(bp, published);
+  }
+
+  /** The spec hash and the compiled graph (compiled once per hash), or why the blueprint is refused. */
+  private async prepare(
+    bp: KubeObject,
+    name: string,
+  ): Promise<{ hash: string; compiled: CompiledGraph } | Refusal> {
     let hash: string;
     try {
       hash = blueprintSpecHash(bp.spec);
     } catch (e) {
-      return this.fail(bp, 'HashFailed', errorMessage(e));
+      return { reason: 'HashFailed', message: errorMessage(e) };
     }
-    const { invalid } = splitRouting(bp.spec);
+    const { invalid, routing } = splitRouting(bp.spec);
     if (invalid.length > 0) {
-      return this.fail(
-        bp,
-        'InvalidTarget',
-        invalid
+      return {
+        reason: 'InvalidTarget',
+        message: invalid
           .map((i) => `resource ${i.id}: target "${i.target}" must be one of consumer, provider, host`)
           .join('; '),
-      );
+      };
     }
-
     // Compile (a performance cache only, keyed by name and hash).
     let entry = this.cache.get(name);
     if (!entry || entry.hash !== hash) {
@@ -178,90 +242,76 @@ export class BlueprintRegistrar {
       };
       this.cache.set(name, entry);
     }
-    const { routing } = splitRouting(bp.spec);
     if (!entry.compiled) {
       const consumerUnknown = entry.unknownKinds.filter(
         (id) => (routing.get(id) ?? 'consumer') === 'consumer',
       );
       if (consumerUnknown.length > 0 && consumerUnknown.length === entry.unknownKinds.length) {
         this.cache.delete(name); // retried at the next resync or CRD event
-        return this.fail(bp, this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved', entry.diagnostics);
+        return {
+          reason: this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved',
+          message: entry.diagnostics,
+        };
       }
       if (entry.unknownKinds.length > 0) this.cache.delete(name);
-      return this.fail(bp, 'BuildFailed', entry.diagnostics);
+      return { reason: 'BuildFailed', message: entry.diagnostics };
     }
     const compiled = entry.compiled;
-    const info = compiled.rgd;
-    if (!info) return this.fail(bp, 'BuildFailed', 'not a ResourceGraphDefinition');
-
+    if (!compiled.rgd) return { reason: 'BuildFailed', message: 'not a ResourceGraphDefinition' };
     const missingNs = explicitNamespaceProblems(compiled);
-    if (missingNs.length > 0) return this.fail(bp, 'BuildFailed', missingNs.join('; '));
+    if (missingNs.length > 0) return { reason: 'BuildFailed', message: missingNs.join('; ') };
+    return { hash, compiled };
+  }
 
+  /** The instance API's names and the permission claims derived from the graph (design/planes.md §10). */
+  private claimsOf(compiled: CompiledGraph):
+    | {
+        info: NonNullable<CompiledGraph['rgd']>;
+        plural: string;
+        exportName: string;
+        claims: TypedClaim[];
+      }
+    | Refusal {
+    const info = compiled.rgd;
+    if (!info) return { reason: 'BuildFailed', message: 'not a ResourceGraphDefinition' };
     const names = crdNames(info.kind, info.group);
-    const exportName = names.name;
     const { claims, problems } = deriveClaims(compiled, {
       group: info.group,
       plural: names.plural,
       kind: info.kind,
     });
     const build = problems.filter((p) => p.reason === 'BuildFailed');
-    if (build.length > 0) return this.fail(bp, 'BuildFailed', build.map((p) => p.message).join('; '));
+    if (build.length > 0) return { reason: 'BuildFailed', message: build.map((p) => p.message).join('; ') };
     if (problems.length > 0)
-      return this.fail(
-        bp,
-        this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved',
-        problems.map((p) => p.message).join('; '),
-      );
+      return {
+        reason: this.deps.unresolvedTypeReason ?? 'ClaimTypeUnresolved',
+        message: problems.map((p) => p.message).join('; '),
+      };
+    return { info, plural: names.plural, exportName: names.name, claims };
+  }
 
-    // design/planes.md §14.1 step 6, design/planes.md §18.7: the older blueprint keeps the export name.
+  /** design/planes.md §14.1 step 6, design/planes.md §18.7: the older blueprint keeps the export name. */
+  private rivalFor(bp: KubeObject, exportName: string): Refusal | undefined {
     const rival = this.deps.blueprints
       .list()
       .filter(
         (o) =>
-          o.metadata.name !== name && !o.metadata.deletionTimestamp && exportNameOf(o.spec) === exportName,
+          o.metadata.name !== bp.metadata.name &&
+          !o.metadata.deletionTimestamp &&
+          exportNameOf(o.spec) === exportName,
       )
       .find((o) => older(o, bp));
-    if (rival) {
-      return this.fail(
-        bp,
-        'ExportConflict',
-        `${kubectlName({ apiVersion: KROP_API_VERSION, kind: BLUEPRINT_KIND, name: rival.metadata.name ?? '' })} already produces ${exportName}`,
-      );
-    }
+    if (!rival) return undefined;
+    return {
+      reason: 'ExportConflict',
+      message: `${kubectlName({ apiVersion: KROP_API_VERSION, kind: BLUEPRINT_KIND, name: rival.metadata.name ?? '' })} already produces ${exportName}`,
+    };
+  }
 
-    const generated = generateCrd(bp, { statusTypes: statusFieldTypes(compiled) });
-    if (!generated.crd)
-      return this.fail(bp, 'BuildFailed', diagnosticsMessage(generated.diagnostics, 'no CRD'));
-    const crd = generated.crd as unknown as KubeObject;
-    for (const v of (crd.spec as { versions: { additionalPrinterColumns?: { priority?: number }[] }[] })
-      .versions) {
-      v.additionalPrinterColumns = (v.additionalPrinterColumns ?? []).map((c) => {
-        if (c.priority !== 0) return c;
-        const { priority: _p, ...rest } = c;
-        return rest;
-      });
-    }
-    crd.metadata.labels = { ...(crd.metadata.labels ?? {}), 'app.kubernetes.io/managed-by': 'kgraph' };
-    crd.metadata.annotations = {
-      ...(crd.metadata.annotations ?? {}),
-      [ANNOTATION_BLUEPRINT]: name,
-      [ANNOTATION_SPEC_HASH]: hash,
-    };
-    const published: PublishedBlueprint = {
-      name,
-      uid: bp.metadata.uid ?? '',
-      specHash: hash,
-      compiled,
-      exportName,
-      group: info.group,
-      version: info.apiVersion,
-      kind: info.kind,
-      plural: names.plural,
-      namespaced: info.scope !== 'Cluster',
-      claims,
-      crd,
-      labels: bp.metadata.labels ?? {},
-    };
+  /** Registers the published blueprint, tells the serving hooks (changed or not) and writes `Ready=True`. */
+  private async register(bp: KubeObject, published: PublishedBlueprint): Promise<BlueprintOutcome> {
+    const { name, specHash: hash, exportName, claims } = published;
+    const status = (bp.status ?? {}) as { observedSpecHash?: string };
     const previous = this.registry.get(name);
     const changed =
       status.observedSpecHash !== hash || (previous !== undefined && previous.specHash !== hash);

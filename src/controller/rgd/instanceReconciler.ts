@@ -53,6 +53,7 @@ import {
   instanceStatusMatches,
   parseConditions,
 } from './instanceStatus.ts';
+import { KRO_MESSAGES } from './kroMessages.ts';
 import {
   APPLYSET_MANAGER,
   applySetId,
@@ -219,9 +220,11 @@ export class InstanceReconciler {
       },
       namespace: identity.namespace || 'default',
       interest,
+      // The latest parent: once the first applying pass wrote the labels and ApplySet annotations,
+      // later passes see them in `schema.metadata`, as kro's instances carry them before any resolve.
       evaluate: (observed) =>
         evaluate(api.compiled, {
-          instance: inst as unknown as Record<string, unknown>,
+          instance: parent as unknown as Record<string, unknown>,
           observed,
           ...(identity.namespace ? { namespace: identity.namespace } : {}),
           ...(this.deps.maxCollectionSize !== undefined
@@ -363,11 +366,11 @@ export class InstanceReconciler {
     const conditions = instanceConditions(
       prev,
       {
-        managed: { status: 'True', reason: 'Managed', message: 'finalizer and labels are set' },
+        managed: { status: 'True', reason: 'Managed', message: KRO_MESSAGES.managed },
         resolved:
           evalErrors.length > 0
             ? { status: 'False', reason: 'ResolutionFailed', message: evalErrors.join('; ') }
-            : { status: 'True', reason: 'Resolved', message: 'the graph resolved' },
+            : { status: 'True', reason: 'Resolved', message: KRO_MESSAGES.resolved },
         resourcesReady: { status: 'False', reason: 'ReadForbidden', message },
       },
       gen,
@@ -391,7 +394,7 @@ export class InstanceReconciler {
     const resolved =
       evalErrors.length > 0
         ? { status: 'False' as ConditionStatus, reason: 'ResolutionFailed', message: evalErrors.join('; ') }
-        : { status: 'True' as ConditionStatus, reason: 'Resolved', message: 'the graph resolved' };
+        : { status: 'True' as ConditionStatus, reason: 'Resolved', message: KRO_MESSAGES.resolved };
     let ready: { status: ConditionStatus; reason: string; message: string };
     let state: InstanceState;
     const applyProblem =
@@ -402,27 +405,35 @@ export class InstanceReconciler {
       ready = { status: 'Unknown', reason: 'ResolutionFailed', message: 'the graph did not resolve' };
       state = 'ERROR';
     } else if (applyProblem) {
-      ready = { status: 'False', reason: 'NotReady', message: applyProblem };
+      ready = {
+        status: 'False',
+        reason: 'NotReady',
+        message: `${KRO_MESSAGES.reconcileFailed}${applyProblem}`,
+      };
       state = 'ERROR';
     } else if (conflicts.length > 0) {
-      ready = { status: 'False', reason: 'NotReady', message: conflicts.join('; ') };
+      ready = {
+        status: 'False',
+        reason: 'NotReady',
+        message: `${KRO_MESSAGES.reconcileFailed}${conflicts.join('; ')}`,
+      };
       state = 'IN_PROGRESS';
     } else if (!result.ready || result.firstSoft) {
       const soft = result.firstSoft;
       ready = {
         status: 'False',
         reason: 'NotReady',
-        message: soft ? `node ${soft.node}: ${soft.reason}` : 'not all resources are ready',
+        message: `${KRO_MESSAGES.awaitingReadiness}${soft ? `node ${soft.node}: ${soft.reason}` : 'not all resources are ready'}`,
       };
       state = 'IN_PROGRESS';
     } else {
-      ready = { status: 'True', reason: 'AllResourcesReady', message: 'all resources are ready' };
+      ready = { status: 'True', reason: 'AllResourcesReady', message: KRO_MESSAGES.allReady };
       state = 'ACTIVE';
     }
     const conditions = instanceConditions(
       prev,
       {
-        managed: { status: 'True', reason: 'Managed', message: 'finalizer and labels are set' },
+        managed: { status: 'True', reason: 'Managed', message: KRO_MESSAGES.managed },
         resolved,
         resourcesReady: ready,
       },
@@ -527,21 +538,20 @@ export class InstanceReconciler {
     const gen = inst.metadata.generation ?? 0;
     const prev = parseConditions(inst as unknown as Record<string, unknown>);
     const now = () => this.now();
-    const resourcesReady =
-      wave.errors.length > 0
-        ? { status: 'False' as ConditionStatus, reason: 'ResourceDeleting', message: wave.errors.join('; ') }
-        : {
-            status: 'Unknown' as ConditionStatus,
-            reason: 'UnderDeletion',
-            message: wave.done
-              ? 'all resources deleted'
-              : `deleting wave ${wave.wave}: ${wave.remaining.join(', ')}`,
-          };
+    // kro's words while deleting: Unknown/UnderDeletion, "deleting resources" or "deletion blocked: …".
+    const resourcesReady = {
+      status: 'Unknown' as ConditionStatus,
+      reason: 'UnderDeletion',
+      message:
+        wave.errors.length > 0
+          ? `${KRO_MESSAGES.deletionBlocked}${wave.errors.join('; ')}`
+          : KRO_MESSAGES.deleting,
+    };
     const fields = previousFields(inst);
     const conditions = instanceConditions(
       prev,
       {
-        managed: { status: 'True', reason: 'Managed', message: 'the instance is being deleted' },
+        managed: { status: 'True', reason: 'Managed', message: KRO_MESSAGES.managed },
         resolved: prev.find((c) => c.type === 'GraphResolved') ?? {
           status: 'Unknown',
           reason: 'UnderDeletion',

@@ -5,6 +5,7 @@
  * active (and again with a new compiled graph: the kind's instances are then all reconciled on it) and
  * `stop` when it no longer is.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
 import { failedPassLogger } from '../core/errors.ts';
@@ -18,6 +19,9 @@ import { rgdCacheTransforms } from './caches.ts';
 import type { GroupKindVersions } from './children.ts';
 import { type InstanceApi, InstanceReconciler, instanceKey } from './instanceReconciler.ts';
 import { instanceServiceAccount } from './names.ts';
+
+/** The longest `stop` waits for the reconciles in flight of the RGD it stops. */
+const STOP_WAIT_MS = 30_000;
 
 interface Served {
   api: InstanceApi;
@@ -203,6 +207,10 @@ export class InstanceServer {
           o.metadata.uid ?? '',
         );
     await Promise.all(s.informers.map((i) => i.stop()));
+    // Reconciles of its instances already running finish first: a deleting RGD loses its finalizer only
+    // once nothing acts for it any more (design/rgd.md §19.6). Bounded, should a call hang.
+    const running = () => [...this.inflight.keys()].some((k) => k.startsWith(`${rgdName}|`));
+    for (let waited = 0; running() && waited < STOP_WAIT_MS; waited += 20) await sleep(20);
     this.opts.log.info({ rgd: rgdName, kind: s.api.kind }, 'stopped serving instances');
   }
 

@@ -9,6 +9,7 @@ import { isRecord } from '../../diag/record.ts';
 import type { BuiltinCondition, CustomConditionsResult } from '../../runtime/index.ts';
 import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
 import { jsonEqual } from '../core/jsonEqual.ts';
+import { KRO_MESSAGES } from './kroMessages.ts';
 
 export type InstanceState = 'IN_PROGRESS' | 'ACTIVE' | 'DELETING' | 'ERROR';
 
@@ -98,13 +99,19 @@ export function instanceConditions(
         generation,
         now,
       )
-    : condition(previous, 'Ready', 'True', 'Ready', 'all resources are ready', generation, now);
+    : condition(previous, 'Ready', 'True', 'Ready', KRO_MESSAGES.ready, generation, now);
   return [managed, resolved, ready, root];
+}
+
+/** A condition as written: an empty message is left out, as kro leaves it out. */
+export function conditionJson(c: Condition): Record<string, unknown> {
+  const { message, ...rest } = c;
+  return message === '' ? { ...rest } : { ...c };
 }
 
 /** The status object as written (stable key order: fields, conditions, state). */
 export function instanceStatusJson(s: InstanceStatus): Record<string, unknown> {
-  return { ...s.fields, conditions: s.conditions.map((c) => ({ ...c })), state: s.state };
+  return { ...s.fields, conditions: s.conditions.map(conditionJson), state: s.state };
 }
 
 /** True when `s` is what the instance's status already says (no write needed). */

@@ -28,7 +28,9 @@ import { CONTROLLER_MANAGER } from '../core/names.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
 import type { InstanceServer } from './instanceServer.ts';
 import { parseConditions } from './instanceStatus.ts';
+import { KRO_MESSAGES } from './kroMessages.ts';
 import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
+import { ensureRgdFinalizer, removeRgdFinalizer } from './rgdFinalizer.ts';
 import {
   graphShape,
   type Part,
@@ -127,11 +129,21 @@ export class RgdRegistrar {
   }
 
   async reconcile(name: string): Promise<RgdOutcome> {
-    const rgd = this.deps.rgds.get(name);
-    if (!rgd || rgd.metadata.deletionTimestamp) {
+    const cached = this.deps.rgds.get(name);
+    if (!cached) {
       await this.retire(name);
       return { kind: 'gone', reason: 'NotFound' };
     }
+    if (cached.metadata.deletionTimestamp) {
+      // Deleting (design/rgd.md §19.6): stop serving, wait for the instance reconciles in flight, clean up,
+      // and only then let the RGD go.
+      await this.retire(name);
+      await removeRgdFinalizer(this.deps.client, cached);
+      return { kind: 'gone', reason: 'Deleted' };
+    }
+    // kro marks every RGD it reconciles as managed before anything else.
+    const rgd = await ensureRgdFinalizer(this.deps.client, cached);
+    if (!rgd) return { kind: 'gone', reason: 'NotFound' };
     const uid = rgd.metadata.uid ?? '';
     const gen = rgd.metadata.generation ?? 0;
     const hash = specHash(rgd);
@@ -181,8 +193,8 @@ export class RgdRegistrar {
     }
     const accepted: Part = {
       status: 'True',
-      reason: 'ResourceGraphAccepted',
-      message: `compiled ${compiled.root.nodes.length} resources`,
+      reason: 'Valid',
+      message: KRO_MESSAGES.graphAccepted,
     };
 
     // The instance CRD.
@@ -211,7 +223,7 @@ export class RgdRegistrar {
     let controller: Part;
     try {
       await this.deps.server.serve(name, k.api);
-      controller = { status: 'True', reason: 'Running', message: `reconciling ${k.api.kind} instances` };
+      controller = { status: 'True', reason: 'Running', message: KRO_MESSAGES.controllerRunning };
     } catch (e) {
       controller = { status: 'False', reason: 'FailedToStart', message: errorMessage(e) };
     }
@@ -348,7 +360,7 @@ export class RgdRegistrar {
       namespaced: info.scope !== 'Cluster',
     };
     if (!k.api || !sameApi(k.api, api)) k.api = api;
-    return { status: 'True', reason: 'Ready', message: `CRD ${crdName} is established` };
+    return { status: 'True', reason: 'Ready', message: KRO_MESSAGES.kindReady(info.kind) };
   }
 
   // ------------------------------------------------------------------ retire

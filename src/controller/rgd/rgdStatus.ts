@@ -6,6 +6,8 @@
 import type { CompiledGraph } from '../../graph/model.ts';
 import { type Condition, type ConditionStatus, condition } from '../core/conditions.ts';
 import { jsonEqual } from '../core/jsonEqual.ts';
+import { conditionJson } from './instanceStatus.ts';
+import { KRO_MESSAGES } from './kroMessages.ts';
 
 export interface RgdStatus {
   state: 'Active' | 'Inactive';
@@ -38,7 +40,7 @@ export function rgdConditions(
         reason: worst.reason,
         message: worst.message,
       })
-    : mk('Ready', { status: 'True', reason: 'Ready', message: 'the instance API is served' });
+    : mk('Ready', { status: 'True', reason: 'Ready', message: KRO_MESSAGES.ready });
   return [accepted, kind, controller, ready];
 }
 
@@ -64,7 +66,7 @@ export function rgdStatusJson(s: RgdStatus): Record<string, unknown> {
     state: s.state,
     topologicalOrder: s.topologicalOrder,
     resources: s.resources,
-    conditions: s.conditions.map((c) => ({ ...c })),
+    conditions: s.conditions.map(conditionJson),
   };
 }
 

@@ -20,6 +20,7 @@ import type {
 } from '../model.ts';
 import type { YMap, YNode, YScalar } from '../yamlTree.ts';
 import { resolveRefs } from './references.ts';
+import { referenceEnv } from './scopeEnv.ts';
 import {
   type CompilerState,
   type Draft,
@@ -281,7 +282,7 @@ export function compileSlot(
   const compiledExprs: CompiledExpr[] = [];
   let ok = true;
   for (const e of exprs) {
-    const parsed = parseCel(e.source);
+    const parsed = parseCel(e.source, referenceEnv(frame, d));
     if (!parsed.ok) {
       ctx.error(GraphCode.CelSyntax, `invalid CEL expression \${${e.source}}: ${parsed.error.message}`, {
         ...(node !== undefined ? { node } : {}),

@@ -8,7 +8,7 @@ import type { PathSegment } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { NodeKind } from '../model.ts';
 import { toJson, type YEntry, type YNode } from '../yamlTree.ts';
-import { isCelGlobal, isUndeclarable } from './celNames.ts';
+import { isUndeclarable } from './celNames.ts';
 import { MODIFIERS } from './flavor.ts';
 import { readIdentity } from './identity.ts';
 import { type CompilerState, type Draft, type FrameDraft, nodePath } from './state.ts';
@@ -85,12 +85,6 @@ export function readFrame(
       ctx.error(
         GraphCode.IdShadowsBuiltin,
         `node id ${JSON.stringify(id)} cannot be declared as a CEL variable (a JavaScript object property name the CEL engine reserves); choose another id`,
-        where,
-      );
-    } else if (isCelGlobal(id)) {
-      ctx.error(
-        GraphCode.IdShadowsBuiltin,
-        `node id ${JSON.stringify(id)} is a built-in CEL identifier (a type or function namespace) and could not be referenced`,
         where,
       );
     }

@@ -15,7 +15,7 @@ import {
   parseIntStrict,
   parseNonNegativeInt,
 } from './defaults.ts';
-import type { Marker } from './markers.ts';
+import type { Marker, MarkerKey } from './markers.ts';
 
 export interface AppliedMarkers {
   /** `required=true` was given. */
@@ -31,94 +31,118 @@ export function applyMarkers(
   path: string,
   sink: DiagnosticSink,
 ): AppliedMarkers {
-  const run = new MarkerRun(schema, path, sink);
+  const field = new MarkedField(schema, path, sink);
   const seen = new Set<string>();
   for (const m of markers) {
     if (seen.has(m.key) && !REPEATABLE.has(m.key)) {
       sink.warning(SchemaCode.InvalidMarkerValue, path, `duplicate marker '${m.key}'; the last one wins`);
     }
     seen.add(m.key);
-    run.apply(m);
+    MARKERS[m.key](field, m);
   }
-  run.checkLists();
+  field.checkLists();
   if (schema.default !== undefined) checkDefault(schema, path, sink);
-  return run.result;
+  return { required: field.required };
 }
 
-/** The markers of one field applied to its schema: per kind of marker, then the list checks over all of them. */
-class MarkerRun {
-  readonly result: AppliedMarkers = { required: false };
+/** What each marker does to the field: one entry per marker key (the type checks it is exhaustive). */
+const MARKERS: Record<MarkerKey, (f: MarkedField, m: Marker) => void> = {
+  required: (f, m) =>
+    f.bool(m, (b) => {
+      f.required = b;
+    }),
+  default: (f, m) => {
+    const parsed = parseDefault(f.schema, m);
+    if ('error' in parsed) f.sink.error(SchemaCode.InvalidDefault, f.path, parsed.error);
+    else f.schema.default = parsed.value;
+  },
+  description: (f, m) => {
+    f.schema.description = m.value;
+  },
+  minimum: (f, m) => f.numberBound(m),
+  maximum: (f, m) => f.numberBound(m),
+  enum: (f, m) => f.enumeration(m),
+  pattern: (f, m) => f.pattern(m),
+  minLength: (f, m) => f.count(m, 'string', 'string'),
+  maxLength: (f, m) => f.count(m, 'string', 'string'),
+  minItems: (f, m) => f.count(m, 'array', 'arrays'),
+  maxItems: (f, m) => f.count(m, 'array', 'arrays'),
+  uniqueItems: (f, m) => {
+    if (f.requireType(m, 'array', 'arrays'))
+      f.bool(m, (b) => {
+        if (b) f.setListType(m, 'set');
+      });
+  },
+  listType: (f, m) => {
+    if (!f.requireType(m, 'array', 'arrays')) return;
+    if (m.value !== 'atomic' && m.value !== 'set' && m.value !== 'map')
+      f.badValue(m, 'expected atomic, set or map');
+    else f.setListType(m, m.value);
+  },
+  listMapKey: (f, m) => f.listMapKey(m),
+  immutable: (f, m) =>
+    f.bool(m, (b) => {
+      if (b) f.addRule('self == oldSelf', 'field is immutable');
+    }),
+  validation: (f, m) => {
+    if (m.value.trim() === '') f.badValue(m, 'expected a CEL expression');
+    else f.addRule(m.value, 'validation failed');
+  },
+};
+
+/** One field's schema while its markers are applied, with the checks the markers share. */
+class MarkedField {
+  required = false;
   private readonly listMapKeys: string[] = [];
+  /** The marker that set the list type, named when a later one conflicts. */
   private listTypeSource: string | undefined;
-  private readonly type: OpenAPISchema['type'];
 
   constructor(
-    private readonly schema: OpenAPISchema,
-    private readonly path: string,
-    private readonly sink: DiagnosticSink,
-  ) {
-    this.type = schema.type;
+    readonly schema: OpenAPISchema,
+    readonly path: string,
+    readonly sink: DiagnosticSink,
+  ) {}
+
+  /** Whether the field has `type`; reports the marker as not applicable otherwise. */
+  requireType(m: Marker, type: string, allowed: string): boolean {
+    if (this.schema.type === type) return true;
+    this.notApplicable(m, allowed);
+    return false;
   }
 
-  apply(m: Marker): void {
-    switch (m.key) {
-      case 'minimum':
-      case 'maximum':
-        this.number(m);
-        return;
-      case 'enum':
-      case 'pattern':
-      case 'minLength':
-      case 'maxLength':
-        this.string(m);
-        return;
-      case 'minItems':
-      case 'maxItems':
-      case 'uniqueItems':
-      case 'listType':
-      case 'listMapKey':
-        this.array(m);
-        return;
-      default:
-        this.general(m);
-        return;
-    }
+  notApplicable(m: Marker, allowed: string): void {
+    this.sink.error(
+      SchemaCode.MarkerNotApplicable,
+      this.path,
+      `marker '${m.key}' applies only to ${allowed}, not to ${this.schema.type ?? 'untyped'}`,
+    );
   }
 
-  /** Markers of any type: required, default, description, immutable, validation. */
-  private general(m: Marker): void {
-    const { schema, path, sink } = this;
-    switch (m.key) {
-      case 'required': {
-        const b = parseBool(m.value);
-        if (b === undefined) this.badValue(m, 'expected true or false');
-        else this.result.required = b;
-        break;
-      }
-      case 'default': {
-        const parsed = parseDefault(schema, m);
-        if ('error' in parsed) sink.error(SchemaCode.InvalidDefault, path, parsed.error);
-        else schema.default = parsed.value;
-        break;
-      }
-      case 'description':
-        schema.description = m.value;
-        break;
-      case 'immutable': {
-        const b = parseBool(m.value);
-        if (b === undefined) this.badValue(m, 'expected true or false');
-        else if (b) this.addRule('self == oldSelf', 'field is immutable');
-        break;
-      }
-      case 'validation':
-        if (m.value.trim() === '') this.badValue(m, 'expected a CEL expression');
-        else this.addRule(m.value, 'validation failed');
-        break;
-    }
+  badValue(m: Marker, expected: string): void {
+    this.sink.error(
+      SchemaCode.InvalidMarkerValue,
+      this.path,
+      `invalid value '${m.value}' for marker '${m.key}': ${expected}`,
+    );
   }
 
-  private number(m: Marker): void {
-    if (this.type !== 'integer' && this.type !== 'number') {
+  bool(m: Marker, use: (b: boolean) => void): void {
+    const b = parseBool(m.value);
+    if (b === undefined) this.badValue(m, 'expected true or false');
+    else use(b);
+  }
+
+  addRule(rule: string, message: string): void {
+    this.schema['x-kubernetes-validations'] = [
+      ...(this.schema['x-kubernetes-validations'] ?? []),
+      { rule, message },
+    ];
+  }
+
+  /** `minimum` / `maximum`: integer and float fields. */
+  numberBound(m: Marker): void {
+    const type = this.schema.type;
+    if (type !== 'integer' && type !== 'number') {
       this.notApplicable(m, 'integer and float');
       return;
     }
@@ -127,133 +151,52 @@ class MarkerRun {
     else this.schema[m.key as 'minimum' | 'maximum'] = n;
   }
 
-  private string(m: Marker): void {
-    const { schema, path, sink, type } = this;
-    if (m.key === 'enum') {
-      if (type !== 'string' && type !== 'integer') {
-        this.notApplicable(m, 'string and integer');
-        return;
-      }
-      const members = m.value.split(',').map((s) => s.trim());
-      if (members.some((s) => s === '')) {
-        sink.error(SchemaCode.InvalidEnum, path, `enum '${m.value}' has an empty value`);
-        return;
-      }
-      if (type === 'integer') {
-        const ints = members.map(parseIntStrict);
-        const bad = members.find((_, i) => ints[i] === undefined);
-        if (bad !== undefined)
-          sink.error(SchemaCode.InvalidEnum, path, `enum value '${bad}' is not an integer`);
-        else schema.enum = ints;
-      } else {
-        schema.enum = members;
-      }
-      return;
-    }
-    if (type !== 'string') {
-      this.notApplicable(m, 'string');
-      return;
-    }
-    if (m.key === 'pattern') {
-      if (m.value === '') {
-        sink.error(SchemaCode.InvalidPattern, path, 'pattern must not be empty');
-        return;
-      }
-      try {
-        RE2JS.compile(m.value);
-        schema.pattern = m.value;
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        sink.error(SchemaCode.InvalidPattern, path, `invalid pattern '${m.value}': ${why}`);
-      }
-      return;
-    }
+  /** `minLength` / `maxLength` on strings, `minItems` / `maxItems` on arrays. */
+  count(m: Marker, type: string, allowed: string): void {
+    if (!this.requireType(m, type, allowed)) return;
     const n = parseNonNegativeInt(m.value);
     if (n === undefined) this.badValue(m, 'expected a non-negative integer');
-    else schema[m.key as 'minLength' | 'maxLength'] = n;
+    else this.schema[m.key as 'minLength' | 'maxLength' | 'minItems' | 'maxItems'] = n;
   }
 
-  private array(m: Marker): void {
-    if (this.type !== 'array') {
-      this.notApplicable(m, 'arrays');
+  enumeration(m: Marker): void {
+    const type = this.schema.type;
+    if (type !== 'string' && type !== 'integer') {
+      this.notApplicable(m, 'string and integer');
       return;
     }
-    switch (m.key) {
-      case 'minItems':
-      case 'maxItems': {
-        const n = parseNonNegativeInt(m.value);
-        if (n === undefined) this.badValue(m, 'expected a non-negative integer');
-        else this.schema[m.key] = n;
-        break;
-      }
-      case 'uniqueItems': {
-        const b = parseBool(m.value);
-        if (b === undefined) this.badValue(m, 'expected true or false');
-        else if (b) this.setListType(m, 'set');
-        break;
-      }
-      case 'listType':
-        if (m.value !== 'atomic' && m.value !== 'set' && m.value !== 'map') {
-          this.badValue(m, 'expected atomic, set or map');
-          break;
-        }
-        this.setListType(m, m.value);
-        break;
-      case 'listMapKey':
-        if (m.value === '') this.badValue(m, 'expected a field name');
-        else if (this.listMapKeys.includes(m.value)) {
-          this.sink.error(SchemaCode.InvalidListMapKey, this.path, `duplicate listMapKey '${m.value}'`);
-        } else this.listMapKeys.push(m.value);
-        break;
+    const members = m.value.split(',').map((s) => s.trim());
+    if (members.some((s) => s === '')) {
+      this.sink.error(SchemaCode.InvalidEnum, this.path, `enum '${m.value}' has an empty value`);
+      return;
+    }
+    if (type === 'string') {
+      this.schema.enum = members;
+      return;
+    }
+    const ints = members.map(parseIntStrict);
+    const bad = members.find((_, i) => ints[i] === undefined);
+    if (bad !== undefined)
+      this.sink.error(SchemaCode.InvalidEnum, this.path, `enum value '${bad}' is not an integer`);
+    else this.schema.enum = ints;
+  }
+
+  pattern(m: Marker): void {
+    if (!this.requireType(m, 'string', 'string')) return;
+    if (m.value === '') {
+      this.sink.error(SchemaCode.InvalidPattern, this.path, 'pattern must not be empty');
+      return;
+    }
+    try {
+      RE2JS.compile(m.value);
+      this.schema.pattern = m.value;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      this.sink.error(SchemaCode.InvalidPattern, this.path, `invalid pattern '${m.value}': ${why}`);
     }
   }
 
-  /** listType, listMapKey and the items of a set, checked together once every marker is applied. */
-  checkLists(): void {
-    const { schema, path, sink, listMapKeys } = this;
-    if (listMapKeys.length > 0) {
-      if (schema['x-kubernetes-list-type'] !== 'map') {
-        sink.error(SchemaCode.InvalidListMapKey, path, 'listMapKey requires listType=map');
-      } else {
-        schema['x-kubernetes-list-map-keys'] = listMapKeys;
-        checkListMapKeys(schema, listMapKeys, path, sink);
-      }
-    } else if (schema['x-kubernetes-list-type'] === 'map') {
-      sink.error(SchemaCode.InvalidListMapKey, path, 'listType=map requires at least one listMapKey');
-    }
-    if (schema['x-kubernetes-list-type'] === 'set' && !isScalar(schema.items)) {
-      sink.error(
-        SchemaCode.MarkerNotApplicable,
-        path,
-        `${this.listTypeSource ?? 'listType=set'} needs scalar items (string, integer, float, boolean)`,
-      );
-    }
-  }
-
-  private notApplicable(m: Marker, allowed: string): void {
-    this.sink.error(
-      SchemaCode.MarkerNotApplicable,
-      this.path,
-      `marker '${m.key}' applies only to ${allowed}, not to ${this.type ?? 'untyped'}`,
-    );
-  }
-
-  private badValue(m: Marker, expected: string): void {
-    this.sink.error(
-      SchemaCode.InvalidMarkerValue,
-      this.path,
-      `invalid value '${m.value}' for marker '${m.key}': ${expected}`,
-    );
-  }
-
-  private addRule(rule: string, message: string): void {
-    this.schema['x-kubernetes-validations'] = [
-      ...(this.schema['x-kubernetes-validations'] ?? []),
-      { rule, message },
-    ];
-  }
-
-  private setListType(m: Marker, value: 'atomic' | 'set' | 'map'): void {
+  setListType(m: Marker, value: 'atomic' | 'set' | 'map'): void {
     const current = this.schema['x-kubernetes-list-type'];
     if (current !== undefined && current !== value) {
       this.sink.error(
@@ -265,6 +208,36 @@ class MarkerRun {
     }
     this.schema['x-kubernetes-list-type'] = value;
     this.listTypeSource = `${m.key}=${m.value}`;
+  }
+
+  listMapKey(m: Marker): void {
+    if (!this.requireType(m, 'array', 'arrays')) return;
+    if (m.value === '') this.badValue(m, 'expected a field name');
+    else if (this.listMapKeys.includes(m.value)) {
+      this.sink.error(SchemaCode.InvalidListMapKey, this.path, `duplicate listMapKey '${m.value}'`);
+    } else this.listMapKeys.push(m.value);
+  }
+
+  /** After every marker: list-map keys need listType=map (and the reverse), set items must be scalar. */
+  checkLists(): void {
+    const { schema, path, sink } = this;
+    if (this.listMapKeys.length > 0) {
+      if (schema['x-kubernetes-list-type'] !== 'map') {
+        sink.error(SchemaCode.InvalidListMapKey, path, 'listMapKey requires listType=map');
+      } else {
+        schema['x-kubernetes-list-map-keys'] = this.listMapKeys;
+        checkListMapKeys(schema, this.listMapKeys, path, sink);
+      }
+    } else if (schema['x-kubernetes-list-type'] === 'map') {
+      sink.error(SchemaCode.InvalidListMapKey, path, 'listType=map requires at least one listMapKey');
+    }
+    if (schema['x-kubernetes-list-type'] === 'set' && !isScalar(schema.items)) {
+      sink.error(
+        SchemaCode.MarkerNotApplicable,
+        path,
+        `${this.listTypeSource ?? 'listType=set'} needs scalar items (string, integer, float, boolean)`,
+      );
+    }
   }
 }
 

@@ -138,6 +138,18 @@ describe('RGD instances', () => {
       assert.equal(c?.status, 'True', t);
       assert.equal(c?.observedGeneration, active.metadata.generation, t);
     }
+    // kro's reasons and messages, word for word; the root Ready carries no message, as in kro.
+    const said = (t: string) => {
+      const c = conditionOf(active, t) as { reason?: string; message?: string } | undefined;
+      return [c?.reason, c?.message];
+    };
+    assert.deepEqual(said('InstanceManaged'), [
+      'Managed',
+      'instance is properly managed with finalizers and labels',
+    ]);
+    assert.deepEqual(said('GraphResolved'), ['Resolved', 'runtime graph created and all resources resolved']);
+    assert.deepEqual(said('ResourcesReady'), ['AllResourcesReady', 'all resources are created and ready']);
+    assert.deepEqual(said('Ready'), ['Ready', undefined]);
     assert.ok(await getCm(client, f.ns, 'one-config-gate-after'));
   });
 

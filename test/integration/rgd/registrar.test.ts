@@ -71,6 +71,15 @@ describe('RGD registrar', () => {
     ]);
     for (const t of ['GraphAccepted', 'KindReady', 'ControllerReady'])
       assert.equal(conditionOf(r, t)?.status, 'True', t);
+    // kro's reasons and messages, word for word; the root Ready carries no message, as in kro.
+    const said = (t: string) => {
+      const c = conditionOf(r, t) as { reason?: string; message?: string } | undefined;
+      return [c?.reason, c?.message];
+    };
+    assert.deepEqual(said('GraphAccepted'), ['Valid', 'resource graph and schema are valid']);
+    assert.deepEqual(said('KindReady'), ['Ready', 'kind Shape has been accepted and ready']);
+    assert.deepEqual(said('ControllerReady'), ['Running', 'controller is running']);
+    assert.deepEqual(said('Ready'), ['Ready', undefined]);
     const crd = await client.get(crdTarget(`shapes.${f.group}`));
     const conds = (crd.status as { conditions: { type: string; status: string }[] }).conditions;
     assert.ok(conds.some((c) => c.type === 'Established' && c.status === 'True'));

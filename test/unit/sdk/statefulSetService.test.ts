@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type AnyResource,
   definePackage,
+  lazy,
   type Resource,
   SdkCode,
   type ServiceOut,
@@ -19,7 +20,12 @@ interface DbParts extends Record<string, unknown> {
 
 /** The seed's shape: the StatefulSet names its headless Service by the shorthand, the Service selects the
  * StatefulSet's pods through `out.selector`. `serviceFirst` changes which part is forced first. */
-function dbPackage(o: { serviceFirst: boolean; clusterIP?: string; readNameInSts?: boolean }) {
+function dbPackage(o: {
+  serviceFirst: boolean;
+  clusterIP?: string;
+  readNameInSts?: boolean;
+  lazySelector?: boolean;
+}) {
   return definePackage<DbParts>({
     name: 'db',
     build: ({ scope, self }) => {
@@ -45,7 +51,9 @@ function dbPackage(o: { serviceFirst: boolean; clusterIP?: string; readNameInSts
           name: 'db-headless',
           spec: {
             clusterIP: o.clusterIP ?? 'None',
-            selector: self.statefulSet.out.selector,
+            selector: o.lazySelector
+              ? lazy(() => self.statefulSet.out.selector)
+              : self.statefulSet.out.selector,
             ports: [{ name: 'pg', port: 5432 }],
           },
         });
@@ -60,9 +68,14 @@ const run = (pkg: ReturnType<typeof dbPackage>) =>
   synth({ instances: { db: { package: pkg, namespace: 'data' } } });
 
 describe('StatefulSet headlessService shorthand (design/sdk.md §A4.2, §A10.3)', () => {
-  for (const serviceFirst of [false, true]) {
-    it(`wires serviceName without a cycle while the Service keeps out.selector (${serviceFirst ? 'Service' : 'StatefulSet'} part first)`, () => {
-      const r = run(dbPackage({ serviceFirst }));
+  for (const [serviceFirst, lazySelector] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ] as const) {
+    it(`wires serviceName without a cycle while the Service keeps out.selector (${serviceFirst ? 'Service' : 'StatefulSet'} part first${lazySelector ? ', selector through lazy()' : ''})`, () => {
+      const r = run(dbPackage({ serviceFirst, lazySelector }));
       const sts = find(r, 'StatefulSet', 'db');
       const svc = find(r, 'Service', 'db-headless');
       assert.equal(get(sts, 'spec.serviceName'), 'db-headless');

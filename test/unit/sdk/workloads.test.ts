@@ -476,9 +476,13 @@ describe('build-time validators', () => {
         },
       });
     throwsCode(() => mk('1', '100E'), SdkCode.checkContainerResources, '64-bit');
-    // A binary quantity is capped at the int64 maximum as Kubernetes parses it (the CEL library's
-    // exact implementation), so it fits.
-    mk('1', '100Ei');
+    throwsCode(() => mk('1', '9223372036854775808'), SdkCode.checkContainerResources, '64-bit');
+    // Parsing caps a binary quantity at the int64 maximum, as Kubernetes does; the check reads what was
+    // written, so 2^63 bytes fails whatever the suffix.
+    throwsCode(() => mk('1', '8Ei'), SdkCode.checkContainerResources, '64-bit');
+    throwsCode(() => mk('1', '100000000000Ei'), SdkCode.checkContainerResources, '64-bit');
+    mk('1', '7Ei');
+    mk('1', '9223372036854775807');
     throwsCode(() => mk('1', 'lots'), SdkCode.checkContainerResources, 'not a quantity');
   });
 
