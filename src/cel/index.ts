@@ -6,6 +6,7 @@
  *   if (program.ok) evaluate(program.value, { schema: {...} });        // CelResult<unknown>
  */
 
+export { CEL_MACROS, type CelFunctionInfo, celFunctionCatalog } from './catalog.ts';
 export { check, normalizeTypeName } from './check.ts';
 export { CelCode, type CelCodeValue } from './codes.ts';
 export {

@@ -29,6 +29,7 @@ import {
   emptyFrame,
   type FrameDraft,
   newCompilerState,
+  resolveSourceAt,
   type SourceAt,
 } from './passes/state.ts';
 import { readFrame } from './passes/structure.ts';
@@ -37,7 +38,7 @@ import type { YDocument, YEntry, YMap } from './yamlTree.ts';
 
 export { isEngineReserved } from './passes/celNames.ts';
 export { sourceKindOf } from './passes/flavor.ts';
-export { type SourceAt, slotLocations, slotsWithErrors } from './passes/state.ts';
+export { resolveSourceAt, type SourceAt, slotLocations, slotsWithErrors } from './passes/state.ts';
 export { parsePath } from './passes/yamlAccess.ts';
 export { GRAPH_RESERVED, RGD_RESERVED } from './reserved.ts';
 
@@ -106,7 +107,7 @@ export function compileDocument(doc: YDocument, options: CompileOptions = {}): C
         const { at, ...rest } = d;
         const diag: Diagnostic = { ...rest };
         if (at) {
-          const { offset, length } = 'pos' in at ? at.pos : at;
+          const { offset, length } = resolveSourceAt(at);
           diag.location = doc.source.location(offset, length);
         }
         ctx.diagnostics.push(diag);

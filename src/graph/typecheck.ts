@@ -76,6 +76,12 @@ export function typecheckGraph(graph: CompiledGraph, ctx: TypecheckContext): voi
   }
 }
 
+/** Environments with object types registered, per base environment and registry signature (see Checker.typedBase). */
+const typedEnvironments = new WeakMap<CelEnvironment, Map<string, CelEnvironment>>();
+// Few: each holds an engine with its registered types (about 0.5 MB for a Deployment, a Service and a
+// ConfigMap); an editor needs one or two per open document.
+const TYPED_ENVIRONMENTS = 4;
+
 class Checker {
   private readonly registry = new SchemaTypeRegistry();
   private readonly childEnvs = new WeakMap<CelEnvironment, Map<string, CelEnvironment>>();
@@ -169,10 +175,31 @@ class Checker {
     // Names the engine refuses (`prototype`, `namespace`, keywords) are reported, located, by the
     // structure pass (KG2013 / KG2015); declaring them would fail the whole check without a location.
     const declared = [...vars].filter(([name]) => !isEngineReserved(name));
-    return this.base.extend({
-      setup: (engine) => this.registry.registerInto(engine),
-      variables: Object.fromEntries(declared),
-    });
+    return this.typedBase().extend({ variables: Object.fromEntries(declared) });
+  }
+
+  /**
+   * The base environment with the object types derived so far. Registering a kind's types is a good
+   * part of a compile, and an editor compiles the same kinds on every keystroke: compiles that derive
+   * the same types (equal registry signatures) share one environment.
+   */
+  private typedBase(): CelEnvironment {
+    const key = this.registry.signature();
+    let cache = typedEnvironments.get(this.base);
+    if (!cache) {
+      cache = new Map();
+      typedEnvironments.set(this.base, cache);
+    }
+    let env = cache.get(key);
+    if (env) {
+      // Most recently used last: the oldest entry is the one evicted.
+      cache.delete(key);
+    } else {
+      env = this.base.extend({ setup: (engine) => this.registry.registerInto(engine) });
+      if (cache.size >= TYPED_ENVIRONMENTS) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(key, env);
+    return env;
   }
 
   /**
@@ -476,7 +503,7 @@ class Checker {
     const loc = slotLocations.get(slot);
     let at: SourceAt | undefined = loc?.at;
     if (at && 'offset' in at && offset !== undefined)
-      at = { offset: at.offset + offset, length: length ?? 1 };
+      at = { ...at, offset: at.offset + offset, length: length ?? 1 };
     const d: Omit<Diagnostic, 'location'> & { at?: SourceAt } = { severity: 'error', code, message };
     if (loc?.node !== undefined) d.node = loc.node;
     if (loc) d.path = formatPath(loc.segs);

@@ -56,6 +56,12 @@ export interface YScalar {
    * point at an expression inside a value.
    */
   contentOffset?: number;
+  /**
+   * When the value does not map 1:1 (block scalars, quoted or plain scalars over several lines): the
+   * file offset of each character of the value, plus one past its end, so that an expression inside a
+   * `|` or `>` body is still located at its exact range (editors need the range, not the line).
+   */
+  contentMap?: readonly number[];
 }
 
 /** One YAML document of a file. */
@@ -319,11 +325,40 @@ function convert(node: Node, text: string, notes: ConvertNotes): YNode {
         text.slice(pos.offset + 1, pos.offset + 1 + value.length) === value
       ) {
         scalar.contentOffset = pos.offset + 1;
+      } else if (value.includes('${')) {
+        const map = alignContent(text, node.type, pos, value);
+        if (map) scalar.contentMap = map;
       }
     }
     return scalar;
   }
   return { t: 'scalar', value: null, pos: posOf(node) };
+}
+
+/**
+ * Maps each character of a scalar's value onto the source by walking both in step: a character
+ * matches itself, and any whitespace matches any whitespace (folded line breaks, indentation); source
+ * characters that match nothing (indentation, the block header, quotes) are skipped. Undefined when the
+ * value cannot be aligned (escapes that change characters), and callers fall back to the whole scalar.
+ */
+function alignContent(text: string, type: Scalar['type'], pos: Pos, value: string): number[] | undefined {
+  const end = pos.offset + pos.length;
+  let j = pos.offset;
+  if (type === Scalar.BLOCK_LITERAL || type === Scalar.BLOCK_FOLDED) {
+    const nl = text.indexOf('\n', j);
+    if (nl < 0 || nl >= end) return undefined;
+    j = nl + 1;
+  } else if (type === Scalar.QUOTE_DOUBLE || type === Scalar.QUOTE_SINGLE) j++;
+  const ws = (c: string | undefined) => c === ' ' || c === '\n' || c === '\t' || c === '\r';
+  const map: number[] = new Array(value.length + 1);
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    while (j < end && text[j] !== c && !(ws(c) && ws(text[j]))) j++;
+    if (j >= end) return undefined;
+    map[i] = j++;
+  }
+  map[value.length] = j;
+  return map;
 }
 
 /** The plain JSON value of a tree. */

@@ -14,6 +14,7 @@
 export * from './access.ts';
 export * from './applyExisting.ts';
 export * from './backoff.ts';
+export * from './connectivity.ts';
 export * from './crdWatch.ts';
 export * from './discovery.ts';
 export * from './errors.ts';

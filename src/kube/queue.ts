@@ -6,9 +6,12 @@
  *  - rate-limited requeue: per-key exponential backoff from 1 s to 5 min, reset by
  *    `forget` after a success;
  *  - delayed adds (`addAfter`) keep the earliest pending time per key;
- *  - N workers (`run`), a depth gauge, and shutdown.
+ *  - N workers (`run`), a depth gauge, and shutdown;
+ *  - after an API server outage (`retryOnReconnect`), the keys that failed while the server was away
+ *    are retried at once instead of after each one's backoff (connectivity.ts).
  */
 import { backoffDelay } from './backoff.ts';
+import { type Connectivity, isConnectionError } from './connectivity.ts';
 
 export interface WorkQueueOptions {
   /** First retry delay (default 1000 ms). */
@@ -34,6 +37,8 @@ export interface QueueStats {
   delayed: number;
   adds: number;
   retries: number;
+  /** Keys retried at once because their client reconnected. */
+  reconnectRetries: number;
 }
 
 export class WorkQueue<K = string> {
@@ -51,6 +56,13 @@ export class WorkQueue<K = string> {
   private readonly onDepth: ((depth: number) => void) | undefined;
   private adds = 0;
   private retries = 0;
+  /** Keys whose last pass failed on the connection (or while a watched client was disconnected). */
+  private readonly connectionFailed = new Set<K>();
+  private readonly connectivities: Connectivity[] = [];
+  private readonly unsubscribes: (() => void)[] = [];
+  private reconnectRetries = 0;
+  /** Counts reconnect retries: a pass that saw it change failed across a reconnect. */
+  private reconnectEpoch = 0;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? 1_000;
@@ -74,6 +86,7 @@ export class WorkQueue<K = string> {
       delayed: this.delayed.size,
       adds: this.adds,
       retries: this.retries,
+      reconnectRetries: this.reconnectRetries,
     };
   }
 
@@ -120,6 +133,36 @@ export class WorkQueue<K = string> {
   /** Clears the key's failure count (after a success). */
   forget(key: K): void {
     this.failures.delete(key);
+    this.connectionFailed.delete(key);
+  }
+
+  /**
+   * When `c` reconnects, retries at once — backoff bypassed and reset — every key whose last pass failed
+   * on a connection error or while a watched client was disconnected (its error may have been turned
+   * into a message on the way: an apply failure in a condition).
+   */
+  retryOnReconnect(c: Connectivity): void {
+    if (this.shuttingDown) return;
+    this.connectivities.push(c);
+    this.unsubscribes.push(c.onReconnect(() => this.retryConnectionFailures()));
+  }
+
+  /** Re-queues now the keys that failed on the connection; returns how many. */
+  retryConnectionFailures(): number {
+    this.reconnectEpoch += 1;
+    const keys = [...this.connectionFailed];
+    this.connectionFailed.clear();
+    for (const k of keys) {
+      const pending = this.delayed.get(k);
+      if (pending) {
+        clearTimeout(pending.timer);
+        this.delayed.delete(k);
+      }
+      this.failures.delete(k);
+      this.add(k);
+    }
+    this.reconnectRetries += keys.length;
+    return keys.length;
   }
 
   numRequeues(key: K): number {
@@ -145,6 +188,7 @@ export class WorkQueue<K = string> {
   /** Stops accepting keys, cancels delayed adds, wakes idle workers; resolves when in-flight work is done. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    for (const u of this.unsubscribes.splice(0)) u();
     for (const d of this.delayed.values()) clearTimeout(d.timer);
     this.delayed.clear();
     this.queue.length = 0;
@@ -168,12 +212,21 @@ export class WorkQueue<K = string> {
       for (;;) {
         const key = await this.get();
         if (key === undefined) return;
+        const epoch = this.reconnectEpoch;
         try {
           const result = await handler(key);
           this.forget(key);
           if (result && result.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
         } catch (e) {
-          const delay = this.shuttingDown ? 0 : this.addRateLimited(key);
+          const onConnection = isConnectionError(e) || this.connectivities.some((c) => !c.connected);
+          if (onConnection) this.connectionFailed.add(key);
+          else this.connectionFailed.delete(key);
+          let delay = this.shuttingDown ? 0 : this.addRateLimited(key);
+          // The connection came back while this pass was failing: its reconnect retry has passed by.
+          if (onConnection && this.reconnectEpoch !== epoch && !this.shuttingDown) {
+            this.retryConnectionFailures();
+            delay = 0;
+          }
           onError?.(key, e, delay);
         } finally {
           this.done(key);

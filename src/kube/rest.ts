@@ -11,6 +11,7 @@
  * Every request is counted by verb (`counters`), every failure is an `ApiError`.
  */
 import type http from 'node:http';
+import { Connectivity } from './connectivity.ts';
 import { Discovery, type ResourceInfo } from './discovery.ts';
 import { isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
@@ -180,6 +181,20 @@ export class RestClient {
     const opts: RestClientOptions = { writeDefaults: { ...this.writeDefaults, ...defaults } };
     if (this.impersonation) opts.impersonate = this.impersonation;
     return new RestClient(this.shared.kc, opts, this.shared);
+  }
+
+  /** Whether this client's server answers, shared by its copies (connectivity.ts). */
+  get connectivity(): Connectivity {
+    this.shared.connectivity ??= new Connectivity({
+      probe: () =>
+        new RestClient(this.shared.kc, {}, this.shared).request({
+          method: 'GET',
+          path: '/readyz',
+          accept: 'text/plain',
+          timeoutMs: 2_000,
+        }),
+    });
+    return this.shared.connectivity;
   }
 
   /** Discovery shared by this client and its copies; it always queries as the client's own identity. */

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { sleep } from './backoff.ts';
+import type { Connectivity } from './connectivity.ts';
 import { ApiError, apiErrorFromResponse, isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
 import type { RequestCounters, Verb } from './metrics.ts';
@@ -58,6 +59,8 @@ export interface TransportShared {
   userAgent: string;
   onWarning: ((warning: string, request: string) => void) | undefined;
   maxRetries: number;
+  /** Whether the server answers (connectivity.ts); made by the first `RestClient.connectivity` read. */
+  connectivity?: Connectivity;
 }
 
 /** A 2xx answer: the parsed body, or (streaming) the open response. */
@@ -130,6 +133,7 @@ async function send(
     return await exchange(shared, req, prepared, streaming);
   } catch (e) {
     shared.counters.incError(verb);
+    shared.connectivity?.noteFailure(e);
     throw e;
   }
 }
@@ -196,6 +200,7 @@ async function exchange(
     return await new Promise<Answer>((resolve, reject) => {
       const r = mod.request(url, opts, (res) => {
         const status = res.statusCode ?? 0;
+        shared.connectivity?.noteAnswer(status);
         if (shared.onWarning) {
           for (const w of parseWarnings(res.rawHeaders)) shared.onWarning(w, label);
         }

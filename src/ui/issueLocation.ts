@@ -5,7 +5,7 @@
  */
 import type { Diagnostic, SourceLocation } from '../diag/diagnostic.ts';
 import { formatPath } from '../expr/index.ts';
-import { slotLocations } from '../graph/compile.ts';
+import { resolveSourceAt, slotLocations } from '../graph/compile.ts';
 import { formatDiagnostic } from '../graph/format.ts';
 import type { CompiledFrame, CompiledGraph, CompiledNode, ExprSlot, ValueNode } from '../graph/model.ts';
 import type { SourceFile } from '../graph/yamlTree.ts';
@@ -68,8 +68,10 @@ export function issueSourceLocation(
         typeof p !== 'string' && (issue.expression === undefined || exprText(p.cel) === issue.expression),
     );
     // `at` covers the whole string value; point at the `${…}` inside it when it maps 1:1.
-    if (expr) return source.location(loc.at.offset + expr.offset, exprText(expr.cel).length);
-    return source.location(loc.at.offset, loc.at.length);
+    const r = resolveSourceAt(
+      expr ? { ...loc.at, offset: loc.at.offset + expr.offset, length: exprText(expr.cel).length } : loc.at,
+    );
+    return source.location(r.offset, r.length);
   }
   return source.location(loc.at.pos.offset, loc.at.pos.length);
 }

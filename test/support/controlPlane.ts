@@ -76,6 +76,48 @@ export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestCont
   };
 }
 
+/** A dedicated plane whose API server can be stopped and started again over the same etcd data. */
+export interface RestartableControlPlane extends TestControlPlane {
+  /** Kills the server (etcd and kube-apiserver: one process); its port refuses connections until `start`. */
+  stop(): Promise<void>;
+  /** Starts it again on the same data directory: same ports, certificates and objects. Resolves when ready. */
+  start(): Promise<void>;
+}
+
+/**
+ * A control plane of its own that a test can take down and bring back (an API server outage). Without
+ * workloads or controllers: a restart then costs only etcd and kube-apiserver starting.
+ */
+export async function restartableControlPlane(): Promise<RestartableControlPlane> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kgraph-testenv-'));
+  // etcd with fsync: the data must survive the server's exit as a real outage would leave it.
+  const opts = { dataDir, ephemeral: false, withControllers: false, withWorkloads: false };
+  let plane: Awaited<ReturnType<typeof startLocalControlPlane>> | undefined =
+    await startLocalControlPlane(opts);
+  plane.unref();
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  const base = fromKubeconfig(plane.kubeconfig, plane.logFile, false, []);
+  return {
+    ...base,
+    async stop() {
+      const p = plane;
+      plane = undefined;
+      if (!p) return;
+      if (p.process.exitCode !== null || p.process.signalCode !== null) return;
+      // Waited for: the exit must keep the event loop alive (the child was unref'd).
+      p.process.ref();
+      const exited = new Promise((r) => p.process.once('exit', r));
+      p.process.kill('SIGKILL'); // an outage, not a maintenance: no goodbye to the clients
+      await exited;
+    },
+    async start() {
+      if (plane) return;
+      plane = await startLocalControlPlane(opts);
+      plane.unref();
+    },
+  };
+}
+
 let shared: Promise<TestControlPlane> | undefined;
 
 export function sharedControlPlane(): Promise<TestControlPlane> {

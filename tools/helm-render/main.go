@@ -15,15 +15,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/strvals"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
 )
 
@@ -102,25 +103,38 @@ func render(chartPath string, o options) (*release.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &action.Configuration{Log: func(string, ...interface{}) {}}
+	cfg := action.NewConfiguration(action.ConfigurationSetLogger(slog.DiscardHandler))
 	install := action.NewInstall(cfg)
-	install.DryRun = true
-	install.DryRunOption = "true"
-	install.ClientOnly = true
+	// Helm 4's `helm template` is a client-side dry run: no cluster is contacted, Capabilities are the
+	// defaults plus --kube-version and --api-versions.
+	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
 	install.ReleaseName = o.name
 	install.Namespace = o.namespace
 	install.IncludeCRDs = o.includeCRDs
 	install.DisableHooks = o.noHooks
-	install.APIVersions = chartutil.VersionSet(o.apiVersions)
+	install.APIVersions = common.VersionSet(o.apiVersions)
 	if o.kubeVersion != "" {
-		kv, err := chartutil.ParseKubeVersion(o.kubeVersion)
+		kv, err := common.ParseKubeVersion(o.kubeVersion)
 		if err != nil {
 			return nil, fmt.Errorf("invalid kube version %q: %w", o.kubeVersion, err)
 		}
 		install.KubeVersion = kv
 	}
-	return install.Run(chrt, vals)
+	out, err := install.Run(chrt, vals)
+	if err != nil {
+		return nil, err
+	}
+	// Helm 4 returns its release as an interface so that a later release format can be added; charts of
+	// apiVersion v1 and v2 (every chart today) render to the v1 release, as `helm template` assumes.
+	switch r := out.(type) {
+	case *release.Release:
+		return r, nil
+	case release.Release:
+		return &r, nil
+	default:
+		return nil, fmt.Errorf("unsupported release type %T", out)
+	}
 }
 
 // userValues merges the values files in order (a later file wins; maps are merged key by key, as Helm's

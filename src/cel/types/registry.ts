@@ -122,6 +122,21 @@ export class SchemaTypeRegistry {
    * Registers every object type not yet registered in `target`, dependencies first. Call it again
    * after deriving more types. Register into one environment (children inherit the types).
    */
+  /**
+   * A key for the object types created so far: registries with equal keys register the same types
+   * (names and fields), so an environment holding one's types serves the other.
+   */
+  signature(): string {
+    return this.#objects
+      .map(
+        (o) =>
+          `${o.name}{${Object.entries(o.fields)
+            .map(([k, v]) => `${k}:${v}`)
+            .join(',')}}`,
+      )
+      .join(';');
+  }
+
   registerInto(target: TypeRegistrationTarget): void {
     const done = this.#registered.get(target) ?? 0;
     for (const info of this.#objects.slice(done)) {

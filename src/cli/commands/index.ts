@@ -37,6 +37,7 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['up', 'down'], load: async () => (await import('./up.ts')).registerUpCommands },
   { names: ['get'], load: async () => (await import('./get.ts')).registerGetCommand },
   { names: ['rbac'], load: async () => (await import('./rbac.ts')).registerRbacCommand },
+  { names: ['lsp'], load: async () => (await import('./lsp.ts')).registerLspCommand },
   { names: ['ui'], load: async () => (await import('./ui.ts')).registerUiCommand },
   { names: ['version'], load: async () => (await import('./version.ts')).registerVersionCommand },
   // Last: it completes every command registered before it.

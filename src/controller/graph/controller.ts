@@ -214,6 +214,8 @@ export class GraphController {
       this.crdInformer.waitForSync(),
       this.rbacWatch.waitForSync(),
     ]);
+    // After an API server outage, what failed on the connection is retried at once (kube/connectivity.ts).
+    this.queue.retryOnReconnect(this.client.connectivity);
     this.running = this.queue.run(
       (key) => this.handle(key),
       this.opts.concurrency ?? 1,

@@ -36,6 +36,7 @@ import {
   templateManager,
 } from '../core/names.ts';
 import type { OutcomeKind, ReconcileOutcome } from '../core/outcome.ts';
+import { writeBoundedStatus } from '../core/oversizedStatus.ts';
 import { pruneRetired, releaseContributions } from '../core/prune.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
@@ -570,15 +571,20 @@ export class GraphReconciler {
     ) {
       return false;
     }
-    const res = await this.deps.client.applyStatus(
-      {
-        apiVersion: graph.apiVersion,
-        kind: graph.kind,
-        metadata: { name, namespace: ns },
-        status: statusJson(next),
-      },
-      { fieldManager: CONTROLLER_MANAGER, force: true },
-    );
+    // An inventory the server cannot store is never written; the stored one stays (design/graph.md §22.1).
+    const res = await writeBoundedStatus({
+      what: `Graph ${ns}/${name}`,
+      object: graph,
+      status: statusJson(next),
+      keep: statusJson(prev),
+      generation: graph.metadata.generation ?? 0,
+      now: () => this.now(),
+      write: (status) =>
+        this.deps.client.applyStatus(
+          { apiVersion: graph.apiVersion, kind: graph.kind, metadata: { name, namespace: ns }, status },
+          { fieldManager: CONTROLLER_MANAGER, force: true },
+        ),
+    });
     this.lastStatus.set(graph.metadata.uid ?? '', { rv: Number(res.metadata.resourceVersion), status: next });
     this.noteOwnWrite(graph, res.metadata.resourceVersion);
     return true;

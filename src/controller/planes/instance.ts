@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Plane } from '../../graph/model.ts';
 import { applyToExisting, isNotFound, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
+import { writeBoundedStatus } from '../core/oversizedStatus.ts';
 import type { ClaimChecker } from './access.ts';
 import { type ChainContext, childSelector, decorate } from './chain.ts';
 import { deleteChildren } from './children.ts';
@@ -398,17 +399,21 @@ export class InstanceReconciler {
     const status = { ...kept, conditions: out.conditions, state: out.state };
     if (JSON.stringify(sortKeys(status)) === JSON.stringify(sortKeys(current))) return;
     try {
-      const stored = await conn.client.applyStatus(
-        {
-          apiVersion: `${bp.group}/${bp.version}`,
-          kind: bp.kind,
-          metadata: inst.metadata.namespace
-            ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
-            : { name: inst.metadata.name },
-          status,
-        } as KubeObject,
-        { fieldManager: CHILD_MANAGER, force: true },
-      );
+      const metadata = inst.metadata.namespace
+        ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
+        : { name: inst.metadata.name };
+      const stored = await writeBoundedStatus({
+        what: `${bp.kind} ${inst.metadata.namespace ? `${inst.metadata.namespace}/` : ''}${inst.metadata.name}`,
+        object: this.freshest(inst),
+        status,
+        generation: inst.metadata.generation ?? 0,
+        now: () => rfc3339(this.deps.now()),
+        write: (s) =>
+          conn.client.applyStatus(
+            { apiVersion: `${bp.group}/${bp.version}`, kind: bp.kind, metadata, status: s } as KubeObject,
+            { fieldManager: CHILD_MANAGER, force: true },
+          ),
+      });
       const uid = inst.metadata.uid ?? '';
       if (uid) this.written.set(uid, { rv: Number(stored.metadata.resourceVersion), status });
     } catch (e) {

@@ -5,7 +5,7 @@
  * place for their workers, the line a failed reconcile logs and how often a blueprint is looked at again.
  */
 import type { Logger } from 'pino';
-import { type Handler, WorkQueue } from '../../kube/index.ts';
+import { type Connectivity, type Handler, WorkQueue } from '../../kube/index.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import type { PlaneTimings } from './kropApi.ts';
 import type { BlueprintRegistrar } from './registrar.ts';
@@ -50,6 +50,11 @@ export class PlaneQueues {
       this.second.run(h.reconcileSecond, 1, warn(h.secondName)),
       this.instances.run(h.reconcileInstance, h.concurrency ?? 2, warn('instance')),
     );
+  }
+
+  /** Retries at once the keys that failed on the connection when `c` reconnects (kube/connectivity.ts). */
+  retryOnReconnect(c: Connectivity): void {
+    for (const q of [this.blueprints, this.second, this.instances]) q.retryOnReconnect(c);
   }
 
   /** Stops accepting keys and resolves once every worker has finished. */

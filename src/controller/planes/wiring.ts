@@ -87,9 +87,12 @@ export abstract class PlanesParts<A extends ClaimChecker> {
   protected blueprintInformer: Informer | undefined;
   protected started = false;
   private readonly concurrency: number | undefined;
+  /** The management (provider) cluster's client: its reconnect retries the queues' failed keys. */
+  private readonly managementClient: RestClient;
 
   protected constructor(provider: RestClient, opts: PlanesCommonOptions, backend: PlanesBackend<A>) {
     this.host = opts.host;
+    this.managementClient = provider;
     this.concurrency = opts.concurrency;
     this.namespace = opts.namespace ?? 'kgraph-system';
     this.timings = { ...DEFAULT_TIMINGS, ...(opts.timings ?? {}) };
@@ -148,6 +151,8 @@ export abstract class PlanesParts<A extends ClaimChecker> {
     reconcileInstance: Handler<string>,
     started: string,
   ): void {
+    // After an outage of the management or host API server, what failed on it is retried at once.
+    for (const c of [this.managementClient, this.host]) if (c) this.queues.retryOnReconnect(c.connectivity);
     this.queues.run({
       registrar: this.registrar,
       timings: this.timings,

@@ -238,6 +238,9 @@ export class RgdController {
     });
     this.rgdInformer.start();
     await Promise.all([this.rgdInformer.waitForSync(), this.crdInformer.waitForSync()]);
+    // After an API server outage, what failed on the connection is retried at once (kube/connectivity.ts).
+    this.queue.retryOnReconnect(this.client.connectivity);
+    this.server.queue.retryOnReconnect(this.client.connectivity);
     this.server.start(this.opts.concurrency ?? 1);
     this.running = this.queue.run(
       async (name) => {

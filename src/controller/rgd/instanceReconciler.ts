@@ -30,6 +30,7 @@ import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
+import { writeBoundedStatus } from '../core/oversizedStatus.ts';
 import { pruneRetired } from '../core/prune.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
@@ -461,17 +462,21 @@ export class InstanceReconciler {
     const last = this.lastWrite.get(uid);
     if (last?.status && last.rv >= Number(inst.metadata.resourceVersion) && jsonSame(last.status, status))
       return;
-    const res = await this.deps.client.applyStatus(
-      {
-        apiVersion: `${api.group}/${api.version}`,
-        kind: api.kind,
-        metadata: inst.metadata.namespace
-          ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
-          : { name: inst.metadata.name },
-        status: instanceStatusJson(status),
-      },
-      { fieldManager: CONTROLLER_MANAGER, force: true },
-    );
+    const metadata = inst.metadata.namespace
+      ? { name: inst.metadata.name, namespace: inst.metadata.namespace }
+      : { name: inst.metadata.name };
+    const res = await writeBoundedStatus({
+      what: `${api.kind} ${inst.metadata.namespace ? `${inst.metadata.namespace}/` : ''}${inst.metadata.name}`,
+      object: inst,
+      status: instanceStatusJson(status),
+      generation: inst.metadata.generation ?? 0,
+      now: () => this.now(),
+      write: (s) =>
+        this.deps.client.applyStatus(
+          { apiVersion: `${api.group}/${api.version}`, kind: api.kind, metadata, status: s },
+          { fieldManager: CONTROLLER_MANAGER, force: true },
+        ),
+    });
     this.noteWrite(uid, Number(res.metadata.resourceVersion), status);
   }
 

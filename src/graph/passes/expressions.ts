@@ -265,7 +265,11 @@ export function compileSlot(
   const errorsBefore = ctx.diagnostics.length;
   const scanned = scanValue(value);
   const offsetAt = (o: number, len: number): SourceAt =>
-    y.contentOffset !== undefined ? { offset: y.contentOffset + o, length: len } : { pos: y.pos };
+    y.contentOffset !== undefined
+      ? { offset: y.contentOffset + o, length: len }
+      : y.contentMap
+        ? { offset: o, length: len, map: y.contentMap }
+        : { pos: y.pos };
   if (!scanned.ok) {
     const sd = scanned.diagnostic;
     ctx.error(GraphCode.ExpressionScan, `${sd.message.replace(/ \(at offset \d+\)$/, '')} [${sd.code}]`, {
@@ -331,6 +335,10 @@ export function compileSlot(
       frame,
       path,
       where,
+      (name) => {
+        const i = e.source.search(new RegExp(`(?<![\\w.])${name}\\b`));
+        return i < 0 ? undefined : offsetAt(e.sourceOffset + i, name.length);
+      },
     );
     compiledExprs.push(ce);
   }

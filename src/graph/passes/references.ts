@@ -28,6 +28,7 @@ interface RefPass {
   /** The reader's path, formatted: the label of the dependency edges it adds. */
   label: string;
   where: { node?: string; segs: PathSegment[]; at: SourceAt };
+  locateName: ((name: string) => SourceAt | undefined) | undefined;
   isCollection: boolean;
   out: ExprRef[];
   unknown: string[];
@@ -44,6 +45,8 @@ export function resolveRefs(
   frame: FrameDraft,
   readerPath: (string | number)[],
   where: { node?: string; segs: PathSegment[]; at: SourceAt },
+  /** Where a name sits in the expression: an unknown name is reported there, not on the whole `${…}`. */
+  locateName?: (name: string) => SourceAt | undefined,
 ): ExprRef[] {
   const p: RefPass = {
     s,
@@ -52,6 +55,7 @@ export function resolveRefs(
     frame,
     label: formatPath(readerPath),
     where,
+    locateName,
     isCollection: (d?.iterators.length ?? 0) > 0,
     out: [],
     unknown: [],
@@ -243,10 +247,11 @@ function reportUnknown(p: RefPass): void {
   for (let f: FrameDraft | undefined = frame; f; f = f.parent) visible.push(...f.byId.keys());
   if (p.s.flavor.rgd) visible.push('schema');
   const hint = unknown.length === 1 ? didYouMean(unknown[0] ?? '', visible) : '';
+  const at = unknown.length === 1 ? p.locateName?.(unknown[0]!) : undefined;
   p.s.ctx.error(
     GraphCode.UnknownIdentifier,
     `${prefix}references unknown identifiers: [${unknown.join(', ')}]${hint}`,
-    p.where,
+    at ? { ...p.where, at } : p.where,
   );
 }
 

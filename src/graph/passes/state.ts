@@ -11,7 +11,22 @@ import type { Pos, YDocument, YMap, YNode, YScalar } from '../yamlTree.ts';
 import type { Flavor } from './flavor.ts';
 
 /** A position in the source for a diagnostic: a YAML node, an explicit range, or a node's key. */
-export type SourceAt = { pos: Pos } | { offset: number; length: number };
+/**
+ * A source range: a node's position, or offsets into the file; with `map`, `offset` and `length` index
+ * the scalar's value and `map` (YScalar.contentMap) turns them into file offsets.
+ */
+export type SourceAt = { pos: Pos } | { offset: number; length: number; map?: readonly number[] };
+
+/** The file range of a SourceAt. */
+export function resolveSourceAt(at: SourceAt): Pos {
+  if ('pos' in at) return at.pos;
+  if (!at.map) return { offset: at.offset, length: at.length };
+  const last = at.map.length - 1;
+  const start = at.map[Math.min(Math.max(0, at.offset), last)]!;
+  const endIndex = Math.min(at.offset + Math.max(1, at.length), last);
+  const end = endIndex > at.offset ? at.map[endIndex - 1]! + 1 : start;
+  return { offset: start, length: Math.max(0, end - start) };
+}
 
 /** One node as the passes see it: filled by structure, compiled by expressions, wired by references. */
 export interface Draft {
@@ -78,7 +93,7 @@ export class Ctx {
     if (where.node !== undefined) d.node = where.node;
     if (where.segs) d.path = formatPath(where.segs);
     if (where.at) {
-      const { offset, length } = 'pos' in where.at ? where.at.pos : where.at;
+      const { offset, length } = resolveSourceAt(where.at);
       d.location = this.doc.source.location(offset, length);
     }
     if (where.hint) d.hint = where.hint;

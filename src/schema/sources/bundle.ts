@@ -76,6 +76,11 @@ export class BundleSchemaSource implements SchemaSource {
     return this.bundle.schemas;
   }
 
+  /** Every kind of the bundle (editors complete apiVersion and kind from it). */
+  kinds(): { group: string; version: string; kind: string }[] {
+    return this.bundle.kinds.map(({ group, version, kind }) => ({ group, version, kind }));
+  }
+
   describe(): string {
     return `the built-in Kubernetes ${this.bundle.kubernetesVersion} schemas`;
   }

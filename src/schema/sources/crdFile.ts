@@ -121,6 +121,11 @@ export class CrdSchemaSource implements SchemaSource {
     };
   }
 
+  /** Every kind the CRDs define (editors complete apiVersion and kind from it). */
+  kinds(): { group: string; version: string; kind: string }[] {
+    return [...this.entries.values()].map(({ group, version, kind }) => ({ group, version, kind }));
+  }
+
   versionsOf(kind: string): string[] {
     return [...this.entries.values()]
       .filter((e) => e.kind === kind)

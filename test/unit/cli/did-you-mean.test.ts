@@ -26,7 +26,7 @@ describe('did you mean', () => {
     assert.equal(r.status, 1);
     assert.match(
       r.stdout,
-      /^typo-node-id\.yaml:18:24 - error KG2082: references unknown identifiers: \[confg\] \(did you mean "config"\?\)$/m,
+      /^typo-node-id\.yaml:18:26 - error KG2082: references unknown identifiers: \[confg\] \(did you mean "config"\?\)$/m,
     );
   });
 });
