@@ -4,80 +4,60 @@
  * dynamic types, kind resolution and scope rules, ref selectors and the patch payload rules (design/graph.md §13).
  */
 import { closest } from '../../diag/suggest.ts';
-import { isStandalone } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { YEntry, YMap } from '../yamlTree.ts';
+import { isStandalone } from './expressions.ts';
 import { type CompilerState, type Draft, nodePath } from './state.ts';
 import { readWatch } from './watch.ts';
 import { entryOf, str } from './yamlAccess.ts';
 
 const PATCH_FORBIDDEN_METADATA = ['ownerReferences', 'finalizers', 'deletionTimestamp', 'uid'];
 
-/** What the identity rules read of a node's payload: its type, its metadata and where each sits. */
-interface IdentityFields {
-  node: string;
-  segs: Draft['payloadSegs'];
-  p: YMap;
-  api: string | undefined;
-  kind: string | undefined;
-  apiE: YEntry | undefined;
-  kindE: YEntry | undefined;
+/** The payload's metadata entries the identity rules look at. */
+interface MetadataEntries {
   metaE: YEntry | undefined;
   meta: YMap | undefined;
   nameE: YEntry | undefined;
   nsE: YEntry | undefined;
   selE: YEntry | undefined;
-  isRef: boolean;
 }
 
 /** apiVersion / kind / metadata.name rules, dynamic types, scope, patch and ref payload rules. */
 export function readIdentity(s: CompilerState, d: Draft, p: YMap): void {
-  const f = identityFields(d, p);
-  checkType(s, d, f);
-  if (f.isRef) checkRefTarget(s, d, f);
-  else if (d.kind === 'watch') {
-    /* no name: checked by readWatch below, once the kind's scope is known */
-  } else if (!f.nameE || str(f.nameE.value) === undefined || str(f.nameE.value) === '')
-    checkMissingName(s, d, f);
-  if (d.kind === 'patch') readPatch(s, d, p, f.meta);
-  // Kind resolution (scope) for literal types.
-  if (!d.dynamic && f.api && f.kind && s.ctx.resolver) resolveKind(s, d, f, f.api, f.kind);
-  if (d.kind === 'watch') {
-    readWatch(s, d, p);
-    return;
-  }
-  checkScope(s, d, f);
-}
-
-function identityFields(d: Draft, p: YMap): IdentityFields {
-  const apiE = entryOf(p, 'apiVersion');
-  const kindE = entryOf(p, 'kind');
+  const typed = readType(s, d, p);
   const metaE = entryOf(p, 'metadata');
   const meta = metaE?.value.t === 'map' ? metaE.value : undefined;
-  return {
-    node: nodePath(d),
-    segs: d.payloadSegs,
-    p,
-    api: str(apiE?.value),
-    kind: str(kindE?.value),
-    apiE,
-    kindE,
+  const m: MetadataEntries = {
     metaE,
     meta,
     nameE: meta ? entryOf(meta, 'name') : undefined,
     nsE: meta ? entryOf(meta, 'namespace') : undefined,
     selE: meta ? entryOf(meta, 'selector') : undefined,
-    isRef: d.kind === 'ref' || d.kind === 'externalRef',
   };
+  if (d.kind === 'ref' || d.kind === 'externalRef') readRefTarget(s, d, p, m);
+  else if (d.kind !== 'watch') readName(s, d, p, m); // a watch has no name: readWatch checks it
+  if (d.kind === 'patch') readPatch(s, d, p, meta);
+  resolveKind(s, d, typed);
+  if (d.kind === 'watch') {
+    readWatch(s, d, p);
+    return;
+  }
+  checkNamespaceRules(s, d, p, m, typed.kind);
 }
 
-/** apiVersion and kind are required; `${…}` in either makes the node's type dynamic. */
-function checkType(
+/** apiVersion and kind: both required; either holding `${…}` makes the node's type dynamic. */
+function readType(
   s: CompilerState,
   d: Draft,
-  { node, segs, p, api, kind, apiE, kindE }: IdentityFields,
-): void {
+  p: YMap,
+): { api: string | undefined; kind: string | undefined; kindE: YEntry | undefined } {
   const { ctx } = s;
+  const node = nodePath(d);
+  const segs = d.payloadSegs;
+  const apiE = entryOf(p, 'apiVersion');
+  const kindE = entryOf(p, 'kind');
+  const api = str(apiE?.value);
+  const kind = str(kindE?.value);
   if (api === undefined || api === '') {
     ctx.error(GraphCode.MissingApiVersion, `${d.kind} requires apiVersion`, {
       node,
@@ -97,15 +77,15 @@ function checkType(
     d.apiVersion = api;
     d.kindName = kind;
   }
+  return { api, kind, kindE };
 }
 
-/** A ref names its target by metadata.name or metadata.selector, never both. */
-function checkRefTarget(
-  s: CompilerState,
-  d: Draft,
-  { node, segs, p, metaE, nameE, selE }: IdentityFields,
-): void {
+/** A ref names one object or selects several: exactly one of metadata.name and metadata.selector. */
+function readRefTarget(s: CompilerState, d: Draft, p: YMap, m: MetadataEntries): void {
   const { ctx, flavor } = s;
+  const node = nodePath(d);
+  const segs = d.payloadSegs;
+  const { nameE, selE, metaE } = m;
   if (nameE && selE) {
     ctx.error(GraphCode.RefNameAndSelector, 'metadata takes either name or selector, never both', {
       node,
@@ -119,75 +99,79 @@ function checkRefTarget(
       at: { pos: metaE ? metaE.keyPos : p.pos },
     });
   }
-  if (selE) {
-    const sv = selE.value;
-    if (sv.t === 'map') {
-      /* a literal selector (possibly with expressions inside) */
-    } else if (!flavor.rgd && sv.t === 'scalar' && typeof sv.value === 'string' && isStandalone(sv.value)) {
-      /* one standalone expression (Graph only) */
-    } else {
-      ctx.error(
-        GraphCode.RefInvalidSelector,
-        flavor.rgd
-          ? 'metadata.selector must be a LabelSelector map (matchLabels / matchExpressions)'
-          : 'metadata.selector must be a LabelSelector map or one standalone ${…} expression yielding one',
-        { node, segs: [...segs, 'metadata', 'selector'], at: { pos: sv.pos } },
-      );
-    }
-  }
+  if (!selE) return;
+  const sv = selE.value;
+  // A literal selector map (possibly with expressions inside), or in a Graph one standalone expression.
+  if (sv.t === 'map') return;
+  if (!flavor.rgd && sv.t === 'scalar' && typeof sv.value === 'string' && isStandalone(sv.value)) return;
+  ctx.error(
+    GraphCode.RefInvalidSelector,
+    flavor.rgd
+      ? 'metadata.selector must be a LabelSelector map (matchLabels / matchExpressions)'
+      : 'metadata.selector must be a LabelSelector map or one standalone ${…} expression yielding one',
+    { node, segs: [...segs, 'metadata', 'selector'], at: { pos: sv.pos } },
+  );
 }
 
-/** A missing metadata.name; a misspelt key (`nmae`) is the likely cause: name it, and point at it. */
-function checkMissingName(
-  s: CompilerState,
-  d: Draft,
-  { node, segs, p, metaE, meta, nameE }: IdentityFields,
-): void {
-  const { ctx } = s;
+/** Every other node needs a non-empty metadata.name. */
+function readName(s: CompilerState, d: Draft, p: YMap, m: MetadataEntries): void {
+  const { nameE, meta, metaE } = m;
+  if (nameE && str(nameE.value) !== undefined && str(nameE.value) !== '') return;
+  // A misspelt key (`nmae`) is the likely cause: name it, and point at it.
   const typo = !nameE && meta ? meta.entries.find((e) => closest(e.key, ['name']) === 'name') : undefined;
-  ctx.error(
+  s.ctx.error(
     GraphCode.MissingName,
     `${d.kind} requires metadata.name${typo ? ` (metadata has "${typo.key}": did you mean "name"?)` : ''}`,
     {
-      node,
-      segs: [...segs, 'metadata', typo ? typo.key : 'name'],
+      node: nodePath(d),
+      segs: [...d.payloadSegs, 'metadata', typo ? typo.key : 'name'],
       at: { pos: typo ? typo.keyPos : nameE ? nameE.value.pos : metaE ? metaE.keyPos : p.pos },
     },
   );
 }
 
+/** Kind resolution (and with it the scope) for literal types. */
 function resolveKind(
   s: CompilerState,
   d: Draft,
-  { node, segs, kindE }: IdentityFields,
-  api: string,
-  kind: string,
+  typed: { api: string | undefined; kind: string | undefined; kindE: YEntry | undefined },
 ): void {
-  const { ctx } = s;
-  const resolver = s.ctx.resolver!;
+  const { api, kind, kindE } = typed;
+  const resolver = s.ctx.resolver;
+  if (d.dynamic || !api || !kind || !resolver) return;
   const info = resolver.lookup(api, kind);
-  if (info) d.info = info;
-  else {
-    ctx.error(
-      GraphCode.UnknownKind,
-      `schema not found for ${api}, Kind=${kind}: ${resolver.explain?.(api, kind) ?? `the kind is unknown to the schema sources (${resolver.describe()})`}`,
-      {
-        node,
-        segs: [...segs, 'kind'],
-        at: { pos: kindE!.value.pos },
-        hint: 'install its CRD, pass the CRD file with --crd, or make apiVersion/kind dynamic',
-      },
-    );
+  if (info) {
+    d.info = info;
+    return;
   }
+  s.ctx.error(
+    GraphCode.UnknownKind,
+    `schema not found for ${api}, Kind=${kind}: ${resolver.explain?.(api, kind) ?? `the kind is unknown to the schema sources (${resolver.describe()})`}`,
+    {
+      node: nodePath(d),
+      segs: [...d.payloadSegs, 'kind'],
+      at: { pos: kindE!.value.pos },
+      hint: 'install its CRD, pass the CRD file with --crd, or make apiVersion/kind dynamic',
+    },
+  );
 }
 
-/** Namespace rules by the kind's scope (design/graph.md §13). */
-function checkScope(
+/**
+ * Scope rules: a cluster-scoped kind sets no namespace; a namespaced one must set it where the
+ * instance's namespace cannot stand in (a krop provider or host plane, a cluster-scoped RGD instance).
+ */
+function checkNamespaceRules(
   s: CompilerState,
   d: Draft,
-  { node, segs, p, kind, metaE, nameE, nsE, isRef }: IdentityFields,
+  p: YMap,
+  m: MetadataEntries,
+  kind: string | undefined,
 ): void {
   const { ctx, flavor } = s;
+  const node = nodePath(d);
+  const segs = d.payloadSegs;
+  const { nsE, nameE, metaE } = m;
+  const isRef = d.kind === 'ref' || d.kind === 'externalRef';
   const scope = d.info?.scope;
   if (scope === 'Cluster' && nsE && (d.kind === 'template' || d.kind === 'patch' || isRef)) {
     ctx.error(
@@ -201,20 +185,19 @@ function checkScope(
     );
   }
   const single = !isRef || !!nameE;
-  if (scope === 'Namespaced' && !nsE && single && (d.kind === 'template' || isRef)) {
-    if (flavor.source === 'KropRGD' && d.target !== 'consumer') {
-      ctx.error(
-        GraphCode.PlaneNamespaceRequired,
-        `resource ${JSON.stringify(d.id)} targets the ${d.target} plane: namespaced ${kind} must set metadata.namespace explicitly`,
-        { node, segs: [...segs, 'metadata'], at: { pos: metaE ? metaE.keyPos : p.pos } },
-      );
-    } else if (flavor.rgd && s.rgdClusterScoped) {
-      ctx.error(
-        GraphCode.ClusterInstanceNamespaceRequired,
-        `the instance kind is cluster-scoped: namespaced ${kind} must set metadata.namespace explicitly`,
-        { node, segs: [...segs, 'metadata'], at: { pos: metaE ? metaE.keyPos : p.pos } },
-      );
-    }
+  if (scope !== 'Namespaced' || nsE || !single || !(d.kind === 'template' || isRef)) return;
+  if (flavor.source === 'KropRGD' && d.target !== 'consumer') {
+    ctx.error(
+      GraphCode.PlaneNamespaceRequired,
+      `resource ${JSON.stringify(d.id)} targets the ${d.target} plane: namespaced ${kind} must set metadata.namespace explicitly`,
+      { node, segs: [...segs, 'metadata'], at: { pos: metaE ? metaE.keyPos : p.pos } },
+    );
+  } else if (flavor.rgd && s.rgdClusterScoped) {
+    ctx.error(
+      GraphCode.ClusterInstanceNamespaceRequired,
+      `the instance kind is cluster-scoped: namespaced ${kind} must set metadata.namespace explicitly`,
+      { node, segs: [...segs, 'metadata'], at: { pos: metaE ? metaE.keyPos : p.pos } },
+    );
   }
 }
 
