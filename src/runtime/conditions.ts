@@ -13,7 +13,7 @@
 import type { StatusField } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import type { EngineHost } from './host.ts';
-import { ExprStop, formatPath, renderTree, type Steps } from './render.ts';
+import { ExprStop, formatPath, renderTree, type Steps } from './payload.ts';
 import type { AuthoredCondition, CustomConditionsResult } from './types.ts';
 
 export type { AuthoredCondition, CustomConditionsResult } from './types.ts';

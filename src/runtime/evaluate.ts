@@ -18,7 +18,7 @@ import { DEFAULT_MAX_COLLECTION_SIZE } from './forEach.ts';
 import { celHost, type EngineHost, withKindSchemas } from './host.ts';
 import type { KubeObject } from './observed.ts';
 import type { EvaluateInput, Pass } from './pass.ts';
-import type { Steps } from './render.ts';
+import type { Steps } from './payload.ts';
 import { projectStatus } from './statusProjection.ts';
 import type { EvaluationResult } from './types.ts';
 import { runFrame } from './walk.ts';

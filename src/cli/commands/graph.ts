@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { formatDiagnostic } from '../../graph/format.ts';
 import type { CompiledGraph } from '../../graph/model.ts';
-import { toDot, toJsonGraph, toMermaid, toSvg } from '../../graph/render.ts';
+import { toDot, toJsonGraph, toMermaid, toSvg } from '../../graph/draw.ts';
 import { validatePaths } from '../../graph/validate.ts';
 
 const FORMATS = ['dot', 'mermaid', 'svg', 'json'] as const;
