@@ -4,8 +4,9 @@
  * The layout depends only on the graph's structure, not on node states (the page colours the
  * nodes), so a drawing is computed once per distinct DOT text and cached.
  */
-import type { CompiledGraph } from '../graph/model.ts';
+
 import { toDot, toSvg } from '../graph/draw.ts';
+import type { CompiledGraph } from '../graph/model.ts';
 
 const MAX_CACHED = 64;
 const cache = new Map<string, Promise<string>>();
