@@ -10,13 +10,10 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
-import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
+import { applyChartCrds } from '../../support/chartCrds.ts';
 import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { dedicatedControlPlane, type TestControlPlane } from '../../support/controlPlane.ts';
 import { installKroCrds, kroBinary, spawnKro } from '../../support/kro.ts';
@@ -174,12 +171,7 @@ describe('moving from kro: kgraph takes over instances kro created', { timeout: 
     await stop(kro);
 
     // kgraph's CRDs over kro's, as `kubectl apply --server-side --force-conflicts -f charts/kgraph/crds`.
-    const crds = join(repoRoot, 'charts', 'kgraph', 'crds');
-    for (const file of readdirSync(crds).filter((f) => f.endsWith('.yaml')))
-      for (const doc of parseAllDocuments(readFileSync(join(crds, file), 'utf8'))) {
-        const crd = doc.toJS() as KubeObject | null;
-        if (crd) await admin.apply(crd, { fieldManager: 'kubectl', force: true });
-      }
+    await applyChartCrds(admin);
     const port = await freePort();
     kgraph = spawnController(cp.kubeconfigPath, port, ['--no-graphs']);
     await waitReadyz(port, 'kgraph controller', 120_000);
