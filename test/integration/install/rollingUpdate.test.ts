@@ -4,8 +4,8 @@
  * as the chart's Deployment does it (maxSurge 1, maxUnavailable 0): a replica with new arguments starts,
  * then an old one is stopped (SIGTERM), twice, while a client keeps editing RGD instances. Measured: the
  * leadership hand-over time (old leader's SIGTERM to the successor holding the Lease); asserted: every
- * edit reaches its child (0 lost), and no replica writes (PATCH) while another holds the Lease (0 double
- * writes; each replica's own request counters, scraped every 100 ms, against the Lease's holder).
+ * edit reaches its child (0 lost), and no replica writes (create, apply, patch, delete) while another
+ * holds the Lease (0 double writes; each replica's own request counters, scraped every 100 ms, against the Lease's holder).
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -49,15 +49,24 @@ interface Replica {
   proc: ChildProcess;
   port: number;
   identity: string;
-  /** PATCH requests so far, as last scraped. */
-  patches: number;
+  /** Object writes so far, as last scraped. */
+  writes: number;
 }
 
-async function patchCount(port: number): Promise<number | undefined> {
+/**
+ * A replica's writes of objects so far (its own counters: create, patch, apply, delete), undefined when
+ * its metrics do not answer. `update` is left out: it is the Lease renewal, which standbys also attempt.
+ */
+async function writeCount(port: number): Promise<number | undefined> {
   const r = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
   if (r?.status !== 200) return undefined;
-  const m = /^kgraph_api_requests_total\{verb="patch"\} (\d+)$/m.exec(await r.text());
-  return Number(m?.[1] ?? 0);
+  const text = await r.text();
+  let n = 0;
+  for (const verb of ['create', 'patch', 'apply', 'delete'])
+    n += Number(
+      new RegExp(`^kgraph_api_requests_total\\{verb="${verb}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0,
+    );
+  return n;
 }
 
 describe('a rolling update of two leader-elected replicas while instances are edited', {
@@ -95,7 +104,7 @@ describe('a rolling update of two leader-elected replicas while instances are ed
       '15s',
       ...args,
     ]);
-    const r: Replica = { proc, port, identity: `${hostname()}_${proc.pid}`, patches: 0 };
+    const r: Replica = { proc, port, identity: `${hostname()}_${proc.pid}`, writes: 0 };
     replicas.push(r);
     await waitReadyz(port, `replica ${r.identity}`, 120_000);
     return r;
@@ -121,25 +130,25 @@ describe('a rolling update of two leader-elected replicas while instances are ed
     handOvers.push(next.acquired - t0);
   };
 
-  /** Every 100 ms: each live replica's PATCH count must not grow while another replica holds the Lease. */
+  /** Every 100 ms: each live replica's write count must not grow while another replica holds the Lease. */
   const watchWrites = async (): Promise<void> => {
     while (editing) {
       const before = (await leaseHolder()).holder;
-      const counts = await Promise.all(replicas.map((r) => patchCount(r.port)));
+      const counts = await Promise.all(replicas.map((r) => writeCount(r.port)));
       const afterHolder = (await leaseHolder()).holder;
       replicas.forEach((r, i) => {
         const n = counts[i];
         if (n === undefined) return;
         // Only a window the same other replica held from start to end counts.
         if (
-          n > r.patches &&
+          n > r.writes &&
           before === afterHolder &&
           before !== r.identity &&
           before === holder &&
           holder !== ''
         )
-          doubleWrites.push(`${r.identity}: ${n - r.patches} PATCH while ${before} led`);
-        r.patches = n;
+          doubleWrites.push(`${r.identity}: ${n - r.writes} writes while ${before} led`);
+        r.writes = n;
       });
       holder = afterHolder;
       await sleep(100);
