@@ -43,6 +43,8 @@ export interface RgdsOptions {
   concurrency?: number;
   /** Delete an RGD's generated CRD (and so its instances) when the RGD is deleted. @default false */
   deleteCrds?: boolean;
+  /** GraphRevisions kept per RGD, newest first; 0 keeps all. @default 5 */
+  maxGraphRevisions?: number;
 }
 
 export interface PlanesOptions {
@@ -273,6 +275,7 @@ async function rgdRunnable(
     ...(rgds.selector ? { rgdSelector: rgds.selector } : {}),
     concurrency: rgds.concurrency ?? 1,
     deleteCrds: rgds.deleteCrds === true,
+    ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
     installCrd: opts.installCrds ?? true,
     log: opts.log,
   });

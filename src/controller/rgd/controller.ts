@@ -26,6 +26,7 @@ import { installRgdCrd } from './crd.ts';
 import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
+import { GraphRevisions } from './revisions.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
@@ -52,7 +53,12 @@ export interface RgdControllerOptions {
    */
   deleteCrds?: boolean;
   /**
-   * Apply the RGD CRD on start.
+   * GraphRevisions kept per RGD, newest first; 0 keeps all (design/rgd.md §19.5, kro's `--rgd-max-graph-revisions`).
+   * @default 5
+   */
+  maxGraphRevisions?: number;
+  /**
+   * Apply the RGD CRD (and the GraphRevision CRD) on start.
    * @default true
    */
   installCrd?: boolean;
@@ -165,6 +171,11 @@ export class RgdController {
       },
       log: this.log,
       deleteCrds: opts.deleteCrds ?? false,
+      revisions: new GraphRevisions({
+        client: this.client,
+        log: this.log,
+        maxRevisions: opts.maxGraphRevisions ?? 5,
+      }),
     });
     this.metrics = new ControllerMetrics(this.client.counters, {
       queueDepth: () => this.queue.depth + this.server.queue.depth,

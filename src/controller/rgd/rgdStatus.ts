@@ -14,6 +14,8 @@ export interface RgdStatus {
   topologicalOrder: string[];
   resources: { id: string; dependencies: { id: string }[] }[];
   conditions: Condition[];
+  /** The newest GraphRevision number issued for this RGD's name (design/rgd.md §19.5); absent: none yet. */
+  lastIssuedRevision?: number;
 }
 
 export interface Part {
@@ -67,6 +69,7 @@ export function rgdStatusJson(s: RgdStatus): Record<string, unknown> {
     topologicalOrder: s.topologicalOrder,
     resources: s.resources,
     conditions: s.conditions.map(conditionJson),
+    ...(s.lastIssuedRevision ? { lastIssuedRevision: s.lastIssuedRevision } : {}),
   };
 }
 
