@@ -65,11 +65,7 @@ export function registerControllerCommand(program: Command): void {
       '--delete-rgd-crds',
       "delete an RGD's generated CRD (and so its instances) when the RGD is deleted",
     )
-    .option(
-      '--rgd-max-graph-revisions <n>',
-      'GraphRevisions kept per RGD, newest first (0 keeps all)',
-      '5',
-    )
+    .option('--rgd-max-graph-revisions <n>', 'GraphRevisions kept per RGD, newest first (0 keeps all)', '5')
     .option(
       '--planes',
       'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',

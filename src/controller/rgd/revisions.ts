@@ -28,8 +28,6 @@ import {
 } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
-import { graphRevisionName } from './revisionName.ts';
-import { rgdSpecHash } from './revisionHash.ts';
 import {
   GRAPH_REVISION_API_VERSION,
   GRAPH_REVISION_KIND,
@@ -41,6 +39,8 @@ import {
   RGD_API_VERSION,
   RGD_KIND,
 } from './names.ts';
+import { rgdSpecHash } from './revisionHash.ts';
+import { graphRevisionName } from './revisionName.ts';
 import { graphShape } from './rgdStatus.ts';
 
 /** How long a pass waits for revisions being deleted before it decides again. */
@@ -130,7 +130,10 @@ export class GraphRevisions {
 
     const revision = lastIssued + 1;
     const created = await this.create(rgd, revision, hash, compiled);
-    this.opts.log.info({ rgd: name, revision, graphRevision: created.metadata.name }, 'graph revision issued');
+    this.opts.log.info(
+      { rgd: name, revision, graphRevision: created.metadata.name },
+      'graph revision issued',
+    );
     await this.collect(name, [...listed, created]);
     this.settled.set(name, { uid, hash, lastIssued: revision });
     return { lastIssued: revision, issued: revision };
@@ -145,7 +148,9 @@ export class GraphRevisions {
       if (e instanceof NoKindMatchError || isNotFound(e)) {
         if (!this.missingApiLogged) {
           this.missingApiLogged = true;
-          this.opts.log.warn('the GraphRevision CRD is not installed (kgraph install): no revisions are issued');
+          this.opts.log.warn(
+            'the GraphRevision CRD is not installed (kgraph install): no revisions are issued',
+          );
         }
         return undefined;
       }
@@ -231,7 +236,13 @@ export class GraphRevisions {
                 observedGeneration: generation,
                 lastTransitionTime: at,
               },
-              { type: 'Ready', status: 'True', reason: 'Ready', observedGeneration: generation, lastTransitionTime: at },
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'Ready',
+                observedGeneration: generation,
+                lastTransitionTime: at,
+              },
             ],
           },
         },
