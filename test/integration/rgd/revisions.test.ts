@@ -163,9 +163,32 @@ describe('RGD GraphRevisions', () => {
     for (let i = 1; i <= 7; i++) {
       await applyRgd(client, twoMaps(name, `v${i}`));
       await waitRgd(client, name, 'Ready', 'True');
+      // Each issuance past five deletes the oldest at once.
+      const expected = Array.from({ length: Math.min(i, 5) }, (_, j) => Math.max(1, i - 4) + j);
+      assert.deepEqual(await numbers(client, name), expected, `after update ${i}`);
     }
     assert.deepEqual(await numbers(client, name), [3, 4, 5, 6, 7]);
     assert.equal(lastIssued(await getRgd(client, name)), 7);
+  });
+
+  it('rapid edits issue increasing numbers, the last one snapshotting the final spec', async () => {
+    const name = `${f.suite}-churn`;
+    await applyRgd(client, twoMaps(name, 'v0'));
+    await waitRgd(client, name, 'Ready', 'True');
+    for (let i = 1; i <= 5; i++) await applyRgd(client, twoMaps(name, `v${i}`));
+    const ready = await waitRgd(client, name, 'Ready', 'True');
+    const got = await revisions(client, name);
+    const ns = got.map(revisionOf);
+    assert.ok(
+      ns.every((n, i) => i === 0 || n > (ns[i - 1] ?? 0)),
+      `increasing: ${ns}`,
+    );
+    const latest = got.at(-1);
+    assert.equal(lastIssued(ready), latest && revisionOf(latest));
+    assert.deepEqual(
+      (latest?.spec as { snapshot?: { spec?: unknown } } | undefined)?.snapshot?.spec,
+      ready.spec,
+    );
   });
 
   it('revisions are garbage-collected with their RGD', async () => {
