@@ -66,6 +66,12 @@ export function hasExpression(value: string): boolean {
   return value.includes('${');
 }
 
+/** True when the value is exactly one `${…}` with nothing around it. */
+export function isStandalone(value: string): boolean {
+  const s = scanValue(value);
+  return s.ok && s.value.kind === 'standalone';
+}
+
 /** Scans one string value. Stops at the first error. */
 export function scanValue(value: string): ScanResult {
   const parts: TemplatePart[] = [];

@@ -491,136 +491,171 @@ export function parseKubeConfig(text: string, source: string, baseDir?: string):
   }
   if (root === undefined) root = {};
   if (!isPlainMap(root)) return bad('not a mapping');
-  const str = (m: PlainMap, k: string, where: string): string | undefined => {
+  const r = new KubeconfigReader(root, bad, baseDir);
+  return {
+    clusters: r.named('clusters', 'cluster').map((e) => r.cluster(e)),
+    users: r.named('users', 'user').map((e) => r.user(e)),
+    contexts: r.named('contexts', 'context').map((e) => r.context(e)),
+    currentContext: r.str(root, 'current-context', 'the config') ?? '',
+  };
+}
+
+/** One `[{name, <key>: {...}}]` entry: its name, its body and where it is, for messages. */
+interface NamedEntry {
+  name: string;
+  body: PlainMap;
+  where: string;
+}
+
+/**
+ * Reads the plain kubeconfig tree into typed entries, as strictly as the Go reader: a value of the
+ * wrong shape is an error naming where it is (`users[0].user.exec.args is not a list of strings`).
+ */
+class KubeconfigReader {
+  constructor(
+    private readonly root: PlainMap,
+    private readonly bad: (what: string) => never,
+    private readonly baseDir: string | undefined,
+  ) {}
+
+  str(m: PlainMap, k: string, where: string): string | undefined {
     const v = m[k];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string') return bad(`${where}.${k} is not a string`);
+    if (typeof v !== 'string') return this.bad(`${where}.${k} is not a string`);
     return v;
-  };
-  const bool = (m: PlainMap, k: string, where: string): boolean | undefined => {
-    const v = str(m, k, where);
+  }
+
+  private bool(m: PlainMap, k: string, where: string): boolean | undefined {
+    const v = this.str(m, k, where);
     if (v === undefined) return undefined;
     if (TRUE.has(v)) return true;
     if (FALSE.has(v)) return false;
-    return bad(`${where}.${k} is not a boolean: ${v}`);
-  };
-  const strList = (m: PlainMap, k: string, where: string): string[] | undefined => {
+    return this.bad(`${where}.${k} is not a boolean: ${v}`);
+  }
+
+  private strList(m: PlainMap, k: string, where: string): string[] | undefined {
     const v = m[k];
     if (v === undefined) return undefined;
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-      return bad(`${where}.${k} is not a list of strings`);
+      return this.bad(`${where}.${k} is not a list of strings`);
     return v as string[];
-  };
-  const path = (p: string | undefined): string | undefined =>
-    p && baseDir && !isAbsolute(p) ? join(baseDir, p) : p;
-  const set = <T extends object, K extends keyof T>(o: T, k: K, v: T[K] | undefined) => {
-    if (v !== undefined) o[k] = v;
-  };
+  }
+
+  /** A file path, relative ones resolved against the kubeconfig's directory. */
+  private path(p: string | undefined): string | undefined {
+    return p && this.baseDir && !isAbsolute(p) ? join(this.baseDir, p) : p;
+  }
+
   /** `[{name, <key>: {...}}]` entries, names unique (as the Go reader requires). */
-  const named = (list: string, key: string): { name: string; body: PlainMap; where: string }[] => {
-    const v = root[list];
+  named(list: string, key: string): NamedEntry[] {
+    const v = this.root[list];
     if (v === undefined) return [];
-    if (!Array.isArray(v)) return bad(`${list} is not a list`);
+    if (!Array.isArray(v)) return this.bad(`${list} is not a list`);
     const seen = new Set<string>();
     return v.map((e, i) => {
       const where = `${list}[${i}]`;
-      if (!isPlainMap(e)) return bad(`${where} is not a mapping`);
-      const name = str(e, 'name', where);
-      if (!name) return bad(`${where}.name is missing`);
-      if (seen.has(name)) return bad(`${list}: the name "${name}" appears twice`);
+      if (!isPlainMap(e)) return this.bad(`${where} is not a mapping`);
+      const name = this.str(e, 'name', where);
+      if (!name) return this.bad(`${where}.name is missing`);
+      if (seen.has(name)) return this.bad(`${list}: the name "${name}" appears twice`);
       seen.add(name);
       const body = e[key] ?? {};
-      if (!isPlainMap(body)) return bad(`${where}.${key} is not a mapping`);
+      if (!isPlainMap(body)) return this.bad(`${where}.${key} is not a mapping`);
       return { name, body, where: `${where}.${key}` };
     });
-  };
+  }
 
-  const clusters = named('clusters', 'cluster').map(({ name, body, where }) => {
-    const server = str(body, 'server', where);
-    if (!server) return bad(`${where}.server is missing`);
+  cluster({ name, body, where }: NamedEntry): KubeCluster {
+    const server = this.str(body, 'server', where);
+    if (!server) return this.bad(`${where}.server is missing`);
     const c: KubeCluster = { name, server };
-    set(c, 'certificate-authority-data', str(body, 'certificate-authority-data', where));
-    set(c, 'certificate-authority', path(str(body, 'certificate-authority', where)));
-    set(c, 'insecure-skip-tls-verify', bool(body, 'insecure-skip-tls-verify', where));
-    set(c, 'tls-server-name', str(body, 'tls-server-name', where));
-    set(c, 'proxy-url', str(body, 'proxy-url', where));
-    set(c, 'disable-compression', bool(body, 'disable-compression', where));
+    set(c, 'certificate-authority-data', this.str(body, 'certificate-authority-data', where));
+    set(c, 'certificate-authority', this.path(this.str(body, 'certificate-authority', where)));
+    set(c, 'insecure-skip-tls-verify', this.bool(body, 'insecure-skip-tls-verify', where));
+    set(c, 'tls-server-name', this.str(body, 'tls-server-name', where));
+    set(c, 'proxy-url', this.str(body, 'proxy-url', where));
+    set(c, 'disable-compression', this.bool(body, 'disable-compression', where));
     return c;
-  });
+  }
 
-  const users = named('users', 'user').map(({ name, body, where }) => {
+  user({ name, body, where }: NamedEntry): KubeUser {
     const u: KubeUser = { name };
-    set(u, 'client-certificate-data', str(body, 'client-certificate-data', where));
-    set(u, 'client-certificate', path(str(body, 'client-certificate', where)));
-    set(u, 'client-key-data', str(body, 'client-key-data', where));
-    set(u, 'client-key', path(str(body, 'client-key', where)));
-    set(u, 'token', str(body, 'token', where));
-    set(u, 'tokenFile', path(str(body, 'tokenFile', where)));
-    set(u, 'username', str(body, 'username', where));
-    set(u, 'password', str(body, 'password', where));
-    set(u, 'as', str(body, 'as', where));
-    set(u, 'as-groups', strList(body, 'as-groups', where));
-    set(u, 'as-uid', str(body, 'as-uid', where));
+    set(u, 'client-certificate-data', this.str(body, 'client-certificate-data', where));
+    set(u, 'client-certificate', this.path(this.str(body, 'client-certificate', where)));
+    set(u, 'client-key-data', this.str(body, 'client-key-data', where));
+    set(u, 'client-key', this.path(this.str(body, 'client-key', where)));
+    set(u, 'token', this.str(body, 'token', where));
+    set(u, 'tokenFile', this.path(this.str(body, 'tokenFile', where)));
+    set(u, 'username', this.str(body, 'username', where));
+    set(u, 'password', this.str(body, 'password', where));
+    set(u, 'as', this.str(body, 'as', where));
+    set(u, 'as-groups', this.strList(body, 'as-groups', where));
+    set(u, 'as-uid', this.str(body, 'as-uid', where));
     const extra = body['as-user-extra'];
     if (extra !== undefined) {
-      if (!isPlainMap(extra)) return bad(`${where}.as-user-extra is not a mapping`);
+      if (!isPlainMap(extra)) return this.bad(`${where}.as-user-extra is not a mapping`);
       const out: Record<string, string[]> = {};
-      for (const k of Object.keys(extra)) out[k] = strList(extra, k, `${where}.as-user-extra`) ?? [];
+      for (const k of Object.keys(extra)) out[k] = this.strList(extra, k, `${where}.as-user-extra`) ?? [];
       u['as-user-extra'] = out;
     }
-    const exec = body.exec;
-    if (exec !== undefined) {
-      if (!isPlainMap(exec)) return bad(`${where}.exec is not a mapping`);
-      const command = str(exec, 'command', `${where}.exec`);
-      if (!command) return bad(`${where}.exec.command is missing`);
-      // As kubectl: a relative command with a directory in it is relative to the kubeconfig's
-      // directory; a bare name is looked up on PATH.
-      const e: KubeExecConfig = { command: command.includes('/') ? (path(command) ?? command) : command };
-      set(e, 'apiVersion', str(exec, 'apiVersion', `${where}.exec`));
-      set(e, 'args', strList(exec, 'args', `${where}.exec`));
-      const env = exec.env;
-      if (env !== undefined) {
-        if (!Array.isArray(env)) return bad(`${where}.exec.env is not a list`);
-        e.env = env.map((x, i) => {
-          const at = `${where}.exec.env[${i}]`;
-          if (!isPlainMap(x)) return bad(`${at} is not a mapping`);
-          return { name: str(x, 'name', at) ?? '', value: str(x, 'value', at) ?? '' };
-        });
-      }
-      set(e, 'installHint', str(exec, 'installHint', `${where}.exec`));
-      set(e, 'provideClusterInfo', bool(exec, 'provideClusterInfo', `${where}.exec`));
-      set(e, 'interactiveMode', str(exec, 'interactiveMode', `${where}.exec`));
-      u.exec = e;
-    }
-    const ap = body['auth-provider'];
-    if (ap !== undefined) {
-      if (!isPlainMap(ap)) return bad(`${where}.auth-provider is not a mapping`);
-      const apName = str(ap, 'name', `${where}.auth-provider`) ?? '';
-      const cfg = ap.config;
-      const p: KubeAuthProvider = { name: apName };
-      if (cfg !== undefined) {
-        if (!isPlainMap(cfg)) return bad(`${where}.auth-provider.config is not a mapping`);
-        const out: Record<string, string> = {};
-        for (const k of Object.keys(cfg)) {
-          const v = str(cfg, k, `${where}.auth-provider.config`);
-          if (v !== undefined) out[k] = v;
-        }
-        p.config = out;
-      }
-      u['auth-provider'] = p;
-    }
+    if (body.exec !== undefined) u.exec = this.exec(body.exec, `${where}.exec`);
+    if (body['auth-provider'] !== undefined)
+      u['auth-provider'] = this.authProvider(body['auth-provider'], `${where}.auth-provider`);
     return u;
-  });
+  }
 
-  const contexts = named('contexts', 'context').map(({ name, body, where }) => {
-    const cluster = str(body, 'cluster', where);
-    if (!cluster) return bad(`${where}.cluster is missing`);
-    const c: KubeContext = { name, cluster, user: str(body, 'user', where) ?? '' };
-    set(c, 'namespace', str(body, 'namespace', where));
+  private exec(exec: Plain, where: string): KubeExecConfig {
+    if (!isPlainMap(exec)) return this.bad(`${where} is not a mapping`);
+    const command = this.str(exec, 'command', where);
+    if (!command) return this.bad(`${where}.command is missing`);
+    // As kubectl: a relative command with a directory in it is relative to the kubeconfig's
+    // directory; a bare name is looked up on PATH.
+    const e: KubeExecConfig = { command: command.includes('/') ? (this.path(command) ?? command) : command };
+    set(e, 'apiVersion', this.str(exec, 'apiVersion', where));
+    set(e, 'args', this.strList(exec, 'args', where));
+    const env = exec.env;
+    if (env !== undefined) {
+      if (!Array.isArray(env)) return this.bad(`${where}.env is not a list`);
+      e.env = env.map((x, i) => {
+        const at = `${where}.env[${i}]`;
+        if (!isPlainMap(x)) return this.bad(`${at} is not a mapping`);
+        return { name: this.str(x, 'name', at) ?? '', value: this.str(x, 'value', at) ?? '' };
+      });
+    }
+    set(e, 'installHint', this.str(exec, 'installHint', where));
+    set(e, 'provideClusterInfo', this.bool(exec, 'provideClusterInfo', where));
+    set(e, 'interactiveMode', this.str(exec, 'interactiveMode', where));
+    return e;
+  }
+
+  private authProvider(ap: Plain, where: string): KubeAuthProvider {
+    if (!isPlainMap(ap)) return this.bad(`${where} is not a mapping`);
+    const p: KubeAuthProvider = { name: this.str(ap, 'name', where) ?? '' };
+    const cfg = ap.config;
+    if (cfg !== undefined) {
+      if (!isPlainMap(cfg)) return this.bad(`${where}.config is not a mapping`);
+      const out: Record<string, string> = {};
+      for (const k of Object.keys(cfg)) {
+        const v = this.str(cfg, k, `${where}.config`);
+        if (v !== undefined) out[k] = v;
+      }
+      p.config = out;
+    }
+    return p;
+  }
+
+  context({ name, body, where }: NamedEntry): KubeContext {
+    const cluster = this.str(body, 'cluster', where);
+    if (!cluster) return this.bad(`${where}.cluster is missing`);
+    const c: KubeContext = { name, cluster, user: this.str(body, 'user', where) ?? '' };
+    set(c, 'namespace', this.str(body, 'namespace', where));
     return c;
-  });
+  }
+}
 
-  return { clusters, users, contexts, currentContext: str(root, 'current-context', 'the config') ?? '' };
+/** Sets an optional field only when the kubeconfig gave it (absent stays absent, not `undefined`). */
+function set<T extends object, K extends keyof T>(o: T, k: K, v: T[K] | undefined): void {
+  if (v !== undefined) o[k] = v;
 }
 
 // ------------------------------------------------------------------ files

@@ -4,7 +4,7 @@
  * precision), not a second one. These helpers only adapt it: a parse that says
  * `undefined` instead of throwing, a comparison, and the int64 range check.
  */
-import { Quantity } from '../cel/lib/quantity.ts';
+import { BINARY_SUFFIX, DECIMAL_SUFFIX, Quantity } from '../cel/lib/quantity.ts';
 
 export { Quantity };
 
@@ -36,20 +36,6 @@ export function fitsInt64(q: Quantity): boolean {
   return whole <= INT64_MAX && -whole <= INT64_MAX + 1n;
 }
 
-const BINARY_SHIFT: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  '': 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
-
 /**
  * Whether the quantity as written, rounded up to a whole base unit, fits in a signed 64-bit integer.
  * Parsing caps a binary-suffixed quantity at 2^63-1 (`8Ei` and `100000000000Ei` read as the maximum,
@@ -66,8 +52,8 @@ export function writtenFitsInt64(input: string | number): boolean {
   const suffix = m[4] ?? '';
   let exponent = -(m[3] ?? '').length;
   let factor = 1n;
-  if (suffix in BINARY_SHIFT) factor = 1n << BigInt(BINARY_SHIFT[suffix] ?? 0);
-  else if (suffix in DECIMAL_EXPONENT) exponent += DECIMAL_EXPONENT[suffix] ?? 0;
+  if (suffix in BINARY_SUFFIX) factor = 1n << BigInt(BINARY_SUFFIX[suffix] ?? 0);
+  else if (suffix in DECIMAL_SUFFIX) exponent += DECIMAL_SUFFIX[suffix] ?? 0;
   else exponent += Number(suffix.slice(1));
   // Anything scaled up by more than 10^40 is far outside the range; no need to build the number.
   if (exponent > 40) return false;

@@ -16,7 +16,8 @@ import type { CelLibrary } from './library.ts';
 
 type Format = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
-const DECIMAL_SUFFIX: Record<string, number> = {
+/** Decimal SI suffixes and the power of ten each stands for. */
+export const DECIMAL_SUFFIX: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
   m: -3,
@@ -28,7 +29,15 @@ const DECIMAL_SUFFIX: Record<string, number> = {
   P: 15,
   E: 18,
 };
-const BINARY_SUFFIX: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+/** Binary SI suffixes and the power of two each stands for. */
+export const BINARY_SUFFIX: Readonly<Record<string, number>> = {
+  Ki: 10,
+  Mi: 20,
+  Gi: 30,
+  Ti: 40,
+  Pi: 50,
+  Ei: 60,
+};
 const MAX_INT64 = 9223372036854775807n;
 const MIN_INT64 = -9223372036854775808n;
 const FORMAT_ERROR =

@@ -20,17 +20,17 @@ import {
   type Problem,
   previousConditions,
 } from './instanceStatus.ts';
-import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import {
   ANNOTATION_CONSUMER_CLUSTER,
   CHILD_MANAGER,
   FINALIZER_INSTANCE,
   type PlaneTimings,
-} from './names.ts';
+} from './kropApi.ts';
+import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import { livenessRecordName } from './naming.ts';
-import { type AppliedChild, type PassOutcome, runPass } from './pass.ts';
+import { type AppliedChild, type PassOutcome, PLANES, runPass } from './pass.ts';
 import { PruneStormGuard, stormMessage } from './pruneStorm.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface InstanceDeps {
   provider: RestClient;
@@ -123,94 +123,33 @@ export class InstanceReconciler {
       return { kind: 'finalizerAdded' };
     }
 
-    const copy = stampedCopy(inst, conn.clusterID);
-    const selector = childSelector(ctx);
+    return this.converge(bp, conn, inst, ctx);
+  }
+
+  /**
+   * One pass of a live instance (design/planes.md §11): the engine across planes, pruning when the pass is
+   * complete, the liveness record refreshed whatever happened, then the status.
+   */
+  private async converge(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    ctx: ChainContext,
+  ): Promise<InstanceOutcome> {
     const problems: Problem[] = [];
     let outcome: PassOutcome | undefined;
     const union: Record<Plane, Set<string>> = { consumer: new Set(), provider: new Set(), host: new Set() };
     try {
       const record = await readRecord(this.deps.provider, this.deps.controllerNamespace, ctx);
-      for (const t of record?.provider ?? []) union.provider.add(t);
-      for (const t of record?.host ?? []) union.host.add(t);
-      for (const t of record?.consumer ?? []) union.consumer.add(t);
-      outcome = await runPass({
-        compiled: bp.compiled,
-        instance: copy,
-        namespace: ctx.instance.namespace,
-        planes: {
-          clusterID: conn.clusterID,
-          consumer: conn.client,
-          provider: this.deps.provider,
-          host: this.deps.host,
-          access: this.deps.access,
-          claims: bp.claims,
-        },
-        decorate: (obj, node) => decorate(ctx, obj, node),
-        ...(this.deps.maxCollectionSize !== undefined
-          ? { maxCollectionSize: this.deps.maxCollectionSize }
-          : {}),
-      });
-      for (const plane of ['consumer', 'provider', 'host'] as const)
+      for (const plane of PLANES) for (const t of record?.[plane] ?? []) union[plane].add(t);
+      outcome = await this.runEngine(bp, conn, inst, ctx);
+      for (const plane of PLANES)
         for (const c of outcome.applied[plane].values()) union[plane].add(tokenOf(plane, c));
       if (outcome.hardError)
         problems.push({ reason: outcome.hardError.reason, message: outcome.hardError.message });
       for (const [id, b] of outcome.blocked)
         problems.push({ reason: b.reason, message: `resource ${id}: ${b.message}` });
-      const stormKey = `${conn.clusterID}|${ctx.instance.uid}`;
-      const generation = inst.metadata.generation ?? 0;
-      const held = outcome.complete
-        ? this.storms.held(stormKey, generation, this.deps.now().getTime())
-        : undefined;
-      if (held) problems.push({ reason: 'PruneStorm', message: stormMessage(held) });
-      if (outcome.complete && !held) {
-        // design/planes.md §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled object is left.
-        const live = liveUids(outcome);
-        for (const plane of ['consumer', 'provider', 'host'] as const) {
-          const client = this.planeClient(plane, conn);
-          if (!client) continue;
-          const keep = new Set([...outcome.applied[plane].keys()]);
-          // Another plane's children of this pass: one cluster may serve two planes (design/planes.md §12.1).
-          const spare = new Set([...live].filter(([, p]) => p !== plane).map(([uid]) => uid));
-          const pruned = await deleteChildren(
-            client,
-            [...union[plane]],
-            selector,
-            keep,
-            (token, ns) =>
-              plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
-            spare,
-          );
-          for (const d of pruned.deleted)
-            this.deps.log.info({ plane, child: d, instance: inst.metadata.name }, 'pruned');
-          for (const e of pruned.errors) problems.push({ reason: 'PruneFailed', message: e });
-          if (pruned.errors.length === 0) {
-            const applied = new Set([...outcome.applied[plane].values()].map((c) => tokenOf(plane, c)));
-            union[plane] = new Set(
-              [...union[plane]].filter((t) => applied.has(t) || pruned.stillPresent.has(t)),
-            );
-          }
-          const { storm, repeated } = this.storms.record(
-            stormKey,
-            plane,
-            pruned.deleted.map((k) => pruned.names.get(k) ?? k),
-            generation,
-            this.deps.now().getTime(),
-          );
-          if (repeated)
-            problems.push({
-              reason: 'Progressing',
-              message: `${repeated} on the ${plane} plane was pruned again within the prune-storm window`,
-            });
-          if (storm) {
-            this.deps.log.warn(
-              { plane, child: storm.object, prunes: storm.prunes, instance: inst.metadata.name },
-              'prune storm: pruning of this instance stopped',
-            );
-            problems.push({ reason: 'PruneStorm', message: stormMessage(storm) });
-            break;
-          }
-        }
-      }
+      if (outcome.complete) await this.pruneIfSafe(bp, conn, inst, ctx, outcome, union, problems);
       if (problems.length === 0 && !outcome.ready) {
         const soft = outcome.result.firstSoft;
         problems.push({
@@ -221,23 +160,7 @@ export class InstanceReconciler {
     } catch (e) {
       problems.push({ reason: 'ApplyFailed', message: errorMessage(e) });
     } finally {
-      // design/planes.md §11 step 7, design/planes.md §18.2: refreshed on every pass that reached the engine, errors included.
-      try {
-        await writeRecord(
-          this.deps.provider,
-          recordObject(
-            this.deps.controllerNamespace,
-            ctx,
-            { provider: [...union.provider], host: [...union.host], consumer: [...union.consumer] },
-            rfc3339(this.deps.now()),
-          ),
-        );
-      } catch (e) {
-        this.deps.log.warn(
-          { err: errorMessage(e), instance: inst.metadata.name },
-          'liveness record not written',
-        );
-      }
+      await this.refreshRecord(inst, ctx, union);
     }
     const status = instanceConditions(
       previousConditions(this.freshest(inst)),
@@ -254,6 +177,124 @@ export class InstanceReconciler {
       requeueAfterMs: this.deps.timings.heartbeatMs,
       ...(outcome ? { pass: outcome } : {}),
     };
+  }
+
+  /** The engine pass over the stamped copy of the instance, with this cluster's planes. */
+  private runEngine(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    ctx: ChainContext,
+  ): Promise<PassOutcome> {
+    return runPass({
+      compiled: bp.compiled,
+      instance: stampedCopy(inst, conn.clusterID),
+      namespace: ctx.instance.namespace,
+      planes: {
+        clusterID: conn.clusterID,
+        consumer: conn.client,
+        provider: this.deps.provider,
+        host: this.deps.host,
+        access: this.deps.access,
+        claims: bp.claims,
+      },
+      decorate: (obj, node) => decorate(ctx, obj, node),
+      ...(this.deps.maxCollectionSize !== undefined
+        ? { maxCollectionSize: this.deps.maxCollectionSize }
+        : {}),
+    });
+  }
+
+  /**
+   * design/planes.md §12: per plane, over the ever-applied union; a GVK leaves the union once no labelled
+   * object is left. Not while the instance is held for a prune storm (design/planes.md §12.3); a storm
+   * detected now stops the planes not yet pruned.
+   */
+  private async pruneIfSafe(
+    bp: PublishedBlueprint,
+    conn: Connection,
+    inst: KubeObject,
+    ctx: ChainContext,
+    outcome: PassOutcome,
+    union: Record<Plane, Set<string>>,
+    problems: Problem[],
+  ): Promise<void> {
+    const stormKey = `${conn.clusterID}|${ctx.instance.uid}`;
+    const generation = inst.metadata.generation ?? 0;
+    const held = this.storms.held(stormKey, generation, this.deps.now().getTime());
+    if (held) {
+      problems.push({ reason: 'PruneStorm', message: stormMessage(held) });
+      return;
+    }
+    const selector = childSelector(ctx);
+    const live = liveUids(outcome);
+    for (const plane of PLANES) {
+      const client = this.planeClient(plane, conn);
+      if (!client) continue;
+      const keep = new Set([...outcome.applied[plane].keys()]);
+      // Another plane's children of this pass: one cluster may serve two planes (design/planes.md §12.1).
+      const spare = new Set([...live].filter(([, p]) => p !== plane).map(([uid]) => uid));
+      const pruned = await deleteChildren(
+        client,
+        [...union[plane]],
+        selector,
+        keep,
+        (token, ns) =>
+          plane === 'consumer' ? this.consumerDeleteAllowed(bp, conn, token, ns) : Promise.resolve(true),
+        spare,
+      );
+      for (const d of pruned.deleted)
+        this.deps.log.info({ plane, child: d, instance: inst.metadata.name }, 'pruned');
+      for (const e of pruned.errors) problems.push({ reason: 'PruneFailed', message: e });
+      if (pruned.errors.length === 0) {
+        const applied = new Set([...outcome.applied[plane].values()].map((c) => tokenOf(plane, c)));
+        union[plane] = new Set([...union[plane]].filter((t) => applied.has(t) || pruned.stillPresent.has(t)));
+      }
+      const { storm, repeated } = this.storms.record(
+        stormKey,
+        plane,
+        pruned.deleted.map((k) => pruned.names.get(k) ?? k),
+        generation,
+        this.deps.now().getTime(),
+      );
+      if (repeated)
+        problems.push({
+          reason: 'Progressing',
+          message: `${repeated} on the ${plane} plane was pruned again within the prune-storm window`,
+        });
+      if (storm) {
+        this.deps.log.warn(
+          { plane, child: storm.object, prunes: storm.prunes, instance: inst.metadata.name },
+          'prune storm: pruning of this instance stopped',
+        );
+        problems.push({ reason: 'PruneStorm', message: stormMessage(storm) });
+        return;
+      }
+    }
+  }
+
+  /** design/planes.md §11 step 7, design/planes.md §18.2: refreshed on every pass that reached the engine, errors included. */
+  private async refreshRecord(
+    inst: KubeObject,
+    ctx: ChainContext,
+    union: Record<Plane, Set<string>>,
+  ): Promise<void> {
+    try {
+      await writeRecord(
+        this.deps.provider,
+        recordObject(
+          this.deps.controllerNamespace,
+          ctx,
+          { provider: [...union.provider], host: [...union.host], consumer: [...union.consumer] },
+          rfc3339(this.deps.now()),
+        ),
+      );
+    } catch (e) {
+      this.deps.log.warn(
+        { err: errorMessage(e), instance: inst.metadata.name },
+        'liveness record not written',
+      );
+    }
   }
 
   /** A consumer prune/delete runs only where the claim is still accepted (design/planes.md §11 step 2). */

@@ -20,7 +20,7 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
-import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
+import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
