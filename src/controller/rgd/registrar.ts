@@ -86,6 +86,8 @@ export class RgdRegistrar {
   private readonly waits = new WaitBackoff();
   /** The last revision issued per RGD uid, for status writes the RGD in hand predates. */
   private readonly lastIssued = new Map<string, number>();
+  /** RGD uids whose issuance waits for revisions being deleted (GraphRevisionsResolved=Unknown). */
+  private readonly settling = new Set<string>();
   private epoch = 0;
 
   constructor(deps: RegistrarDeps) {
@@ -206,6 +208,8 @@ export class RgdRegistrar {
     const revision = this.deps.revisions ? await this.deps.revisions.ensure(rgd, compiled) : undefined;
     if (revision) this.lastIssued.set(uid, Math.max(this.lastIssued.get(uid) ?? 0, revision.lastIssued));
     const settle = revision?.requeueAfterMs;
+    if (settle !== undefined) this.settling.add(uid);
+    else this.settling.delete(uid);
 
     // The instance CRD.
     const kindPart = await this.ensureCrd(rgd, compiled, hash, k);
@@ -379,7 +383,10 @@ export class RgdRegistrar {
     await this.deps.server.stop(name);
     this.deps.revisions?.forget(name);
     const k = this.known.get(name);
-    if (k) this.lastIssued.delete(k.uid);
+    if (k) {
+      this.lastIssued.delete(k.uid);
+      this.settling.delete(k.uid);
+    }
     this.known.delete(name);
     if (!k?.crdName || !this.deps.deleteCrds) return;
     const crd = this.deps.crds.get(k.crdName);
@@ -410,10 +417,25 @@ export class RgdRegistrar {
       cached && cached.rv > rv
         ? cached.status.conditions
         : parseConditions(rgd as unknown as Record<string, unknown>);
-    const conditions = rgdConditions(prevConditions, parts, generation, () => this.now());
-    const active = conditions.every((c) => c.status === 'True');
     // Kept on every write (an invalid spec too): the count survives until the RGD is deleted.
     const lastIssuedRevision = Math.max(lastIssuedOf(rgd), this.lastIssued.get(uid) ?? 0);
+    const settling = this.settling.has(uid);
+    const revisions: Part | undefined = settling
+      ? {
+          status: 'Unknown',
+          reason: 'WaitingForGraphRevisionSettlement',
+          message: KRO_MESSAGES.revisionsSettling,
+        }
+      : lastIssuedRevision > 0
+        ? { status: 'True', reason: 'Resolved', message: KRO_MESSAGES.revisionResolved(lastIssuedRevision) }
+        : undefined;
+    const conditions = rgdConditions(
+      prevConditions,
+      { ...parts, ...(revisions ? { revisions } : {}) },
+      generation,
+      () => this.now(),
+    );
+    const active = conditions.every((c) => c.status === 'True');
     const status: RgdStatus = {
       state: active ? 'Active' : 'Inactive',
       ...graphShape(compiled),

@@ -12,6 +12,7 @@ import { isApiError, type KubeObject, type RestClient } from '../../../src/kube/
 import {
   applyRgd,
   cm,
+  conditionOf,
   eventually,
   getRgd,
   type RgdFixture,
@@ -34,6 +35,10 @@ async function revisions(client: RestClient, rgdName: string): Promise<KubeObjec
 const revisionOf = (r: KubeObject): number => (r.spec as { revision: number }).revision;
 const numbers = async (client: RestClient, rgdName: string): Promise<number[]> =>
   (await revisions(client, rgdName)).map(revisionOf);
+const resolved = (r: KubeObject | undefined): unknown[] => {
+  const c = conditionOf(r, 'GraphRevisionsResolved');
+  return [c?.status, c?.reason, c?.message];
+};
 const lastIssued = (r: KubeObject | undefined): unknown =>
   (r?.status as { lastIssuedRevision?: number } | undefined)?.lastIssuedRevision;
 
@@ -110,7 +115,9 @@ describe('RGD GraphRevisions', () => {
         ['Ready', 'True', 'Ready'],
       ],
     );
-    assert.equal(lastIssued(await getRgd(client, name)), 1);
+    const issued = await getRgd(client, name);
+    assert.equal(lastIssued(issued), 1);
+    assert.deepEqual(resolved(issued), ['True', 'Resolved', 'revision 1 compiled and active']);
 
     // Cosmetic: resources and readyWhen reordered, the breaking-change opt-in annotated. A new generation, no revision.
     const cosmetic = await applyRgd(
@@ -139,6 +146,8 @@ describe('RGD GraphRevisions', () => {
     const rejected = await waitRgd(client, name, 'GraphAccepted', 'False', 'InvalidResourceGraph');
     assert.deepEqual(await numbers(client, name), [1, 2]);
     assert.equal(lastIssued(rejected), 2);
+    // As kro: the revisions are resolved (the last good one stands); the new spec is what was not accepted.
+    assert.deepEqual(resolved(rejected), ['True', 'Resolved', 'revision 2 compiled and active']);
 
     // Fixed again: the next number, never a reuse.
     await applyRgd(client, twoMaps(name, 'three'));
