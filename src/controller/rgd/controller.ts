@@ -26,6 +26,7 @@ import { installRgdCrd } from './crd.ts';
 import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
+import { revisionMetrics } from './revisionMetrics.ts';
 import { GraphRevisions } from './revisions.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
@@ -154,6 +155,11 @@ export class RgdController {
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
     });
+    this.metrics = new ControllerMetrics(this.client.counters, {
+      queueDepth: () => this.queue.depth + this.server.queue.depth,
+      graphs: () => this.server.instanceCount(),
+      informers: () => this.watches.informerCount(),
+    });
     this.registrar = new RgdRegistrar({
       client: this.client,
       // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
@@ -175,12 +181,8 @@ export class RgdController {
         client: this.client,
         log: this.log,
         maxRevisions: opts.maxGraphRevisions ?? 5,
+        metrics: revisionMetrics(this.metrics.registry),
       }),
-    });
-    this.metrics = new ControllerMetrics(this.client.counters, {
-      queueDepth: () => this.queue.depth + this.server.queue.depth,
-      graphs: () => this.server.instanceCount(),
-      informers: () => this.watches.informerCount(),
     });
   }
 

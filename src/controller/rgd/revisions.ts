@@ -40,6 +40,7 @@ import {
   RGD_KIND,
 } from './names.ts';
 import { rgdSpecHash } from './revisionHash.ts';
+import type { RevisionMetrics } from './revisionMetrics.ts';
 import { graphRevisionName } from './revisionName.ts';
 import { graphShape } from './rgdStatus.ts';
 
@@ -72,6 +73,8 @@ export interface GraphRevisionsOptions {
   log: Logger;
   /** Revisions kept per RGD, newest first; 0 or less keeps all (kro's `--rgd-max-graph-revisions`). */
   maxRevisions: number;
+  /** kro's revision counters (revisionMetrics.ts). */
+  metrics?: RevisionMetrics;
   now?: () => string;
 }
 
@@ -103,6 +106,19 @@ export class GraphRevisions {
 
   /** Issues a revision for `rgd`'s spec when it differs from the latest; `compiled` is that spec's graph. */
   async ensure(rgd: KubeObject, compiled: CompiledGraph): Promise<RevisionOutcome> {
+    const m = this.opts.metrics;
+    try {
+      const out = await this.decide(rgd, compiled);
+      const result = out.issued !== undefined ? 'issue' : out.requeueAfterMs !== undefined ? 'wait' : 'serve';
+      m?.resolutions.inc({ result });
+      return out;
+    } catch (e) {
+      m?.resolutions.inc({ result: 'failed' });
+      throw e;
+    }
+  }
+
+  private async decide(rgd: KubeObject, compiled: CompiledGraph): Promise<RevisionOutcome> {
     const name = rgd.metadata.name ?? '';
     const uid = rgd.metadata.uid ?? '';
     const hash = rgdSpecHash(rgd.spec);
@@ -115,6 +131,7 @@ export class GraphRevisions {
     const listed = await this.list(name);
     if (listed === undefined) return { lastIssued: recorded };
     if (listed.some((r) => r.metadata.deletionTimestamp)) {
+      this.opts.metrics?.waits.inc({ reason: 'settling' });
       return { lastIssued: recorded, requeueAfterMs: SETTLE_RETRY_MS };
     }
     await this.adopt(rgd, listed);
@@ -130,6 +147,7 @@ export class GraphRevisions {
 
     const revision = lastIssued + 1;
     const created = await this.create(rgd, revision, hash, compiled);
+    this.opts.metrics?.issued.inc({ reason: latest ? 'spec_changed' : 'no_revision' });
     this.opts.log.info(
       { rgd: name, revision, graphRevision: created.metadata.name },
       'graph revision issued',
@@ -268,9 +286,11 @@ export class GraphRevisions {
           { ...target, name: r.metadata.name ?? '' },
           { preconditions: { uid: r.metadata.uid ?? '' } },
         );
+        this.opts.metrics?.gcDeleted.inc();
       } catch (e) {
         // Best effort, as kro: the next issuance collects again.
         if (!isNotFound(e)) {
+          this.opts.metrics?.gcErrors.inc();
           this.opts.log.warn(
             { rgd: rgdName, graphRevision: r.metadata.name, err: errorMessage(e) },
             'graph revision not collected',

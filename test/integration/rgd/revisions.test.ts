@@ -54,6 +54,13 @@ describe('RGD GraphRevisions', () => {
   });
   after(() => stopRgdController(controller));
 
+  /** A counter of the controller's registry (0 before its first increment). */
+  const metric = async (name: string, labels: Record<string, string> = {}): Promise<number> => {
+    const values = (await controller.metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const hit = values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x));
+    return hit?.value ?? 0;
+  };
+
   /** An RGD of two ConfigMaps, `b` after `a`; `value` is a's data, the knob of a real change. */
   const twoMaps = (
     name: string,
@@ -169,6 +176,11 @@ describe('RGD GraphRevisions', () => {
 
   it('keeps the newest five revisions and keeps counting', async () => {
     const name = `${f.suite}-keep`;
+    const before = {
+      first: await metric('rgd_graph_revision_issue_total', { reason: 'no_revision' }),
+      changed: await metric('rgd_graph_revision_issue_total', { reason: 'spec_changed' }),
+      deleted: await metric('rgd_graph_revision_gc_deleted_total'),
+    };
     for (let i = 1; i <= 7; i++) {
       await applyRgd(client, twoMaps(name, `v${i}`));
       await waitRgd(client, name, 'Ready', 'True');
@@ -178,6 +190,16 @@ describe('RGD GraphRevisions', () => {
     }
     assert.deepEqual(await numbers(client, name), [3, 4, 5, 6, 7]);
     assert.equal(lastIssued(await getRgd(client, name)), 7);
+    // kro's metric names.
+    assert.equal(
+      (await metric('rgd_graph_revision_issue_total', { reason: 'no_revision' })) - before.first,
+      1,
+    );
+    assert.equal(
+      (await metric('rgd_graph_revision_issue_total', { reason: 'spec_changed' })) - before.changed,
+      6,
+    );
+    assert.equal((await metric('rgd_graph_revision_gc_deleted_total')) - before.deleted, 2);
   });
 
   it('rapid edits issue increasing numbers, the last one snapshotting the final spec', async () => {
