@@ -29,6 +29,8 @@ export interface Runnable {
   idle?(): boolean;
   /** The controller's Prometheus registry, when it has one of its own. */
   readonly registry: Registry | undefined;
+  /** Series only this controller has (rendered even when its `registry` is not: the RGD's revisions). */
+  readonly ownSeries?: Registry;
 }
 
 export interface GraphsOptions {
@@ -241,7 +243,8 @@ export class Manager {
     const byName = new Map(this.runnables.map((r) => [r.name, r.registry]));
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
-    return [controller, planes].filter((r): r is Registry => r !== undefined);
+    const own = this.runnables.map((r) => r.ownSeries);
+    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
   }
 }
 
@@ -279,7 +282,7 @@ async function rgdRunnable(
     installCrd: opts.installCrds ?? true,
     log: opts.log,
   });
-  return runnable('rgds', c, c.metrics.registry, () => c.isIdle());
+  return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
 }
 
 async function planesRunnable(

@@ -5,6 +5,7 @@
  * every child kind. Runs in the same process as the Graph controller (`kgraph controller`).
  */
 import pino, { type Logger } from 'pino';
+import { Registry } from 'prom-client';
 import {
   crdApiVersions,
   Informer,
@@ -92,6 +93,11 @@ export class RgdController {
   readonly client: RestClient;
   readonly log: Logger;
   readonly metrics: ControllerMetrics;
+  /**
+   * kro's GraphRevision counters (revisionMetrics.ts), in a registry of their own: `/metrics` renders only one of
+   * the Graph and RGD registries when both controllers run (they hold the same names), never these twice.
+   */
+  readonly revisionSeries = new Registry();
   readonly queue = new WorkQueue<string>();
   private readonly opts: RgdControllerOptions;
   private readonly watches: WatchSet;
@@ -181,7 +187,7 @@ export class RgdController {
         client: this.client,
         log: this.log,
         maxRevisions: opts.maxGraphRevisions ?? 5,
-        metrics: revisionMetrics(this.metrics.registry),
+        metrics: revisionMetrics(this.revisionSeries),
       }),
     });
   }

@@ -1,11 +1,13 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * `kgraph controller --rgd-max-graph-revisions N` (design/rgd.md §19.5): the flag reaches the RGD controller
- * of a real controller process, which then keeps only the newest N GraphRevisions of an RGD.
+ * of a real controller process, which then keeps only the newest N GraphRevisions of an RGD; its `/metrics`
+ * carries kro's revision counters.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { installGraphCrd } from '../../../src/controller/graph/crd.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
 import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { sharedControlPlane, uniqueName } from '../../support/controlPlane.ts';
@@ -23,6 +25,7 @@ describe('kgraph controller --rgd-max-graph-revisions', () => {
     ns = await testNamespace('rgd-revflag');
     suite = uniqueName('rgd-revflag');
     await ensureRgdCrd();
+    await installGraphCrd(client);
     client.discovery.invalidate('internal.kro.run/v1alpha1');
   });
   after(() => {
@@ -32,12 +35,12 @@ describe('kgraph controller --rgd-max-graph-revisions', () => {
   it('keeps the newest two revisions', async () => {
     const cp = await sharedControlPlane();
     const port = await freePort();
+    // Both controllers, as by default: /metrics renders one of their two registries, the revisions' own series too.
     proc = spawnController(cp.kubeconfigPath, port, [
-      '--no-graphs',
-      '--rgd-selector',
-      `kgraph.test/suite=${suite}`,
       '--namespace',
       ns,
+      '--rgd-selector',
+      `kgraph.test/suite=${suite}`,
       '--rgd-max-graph-revisions',
       '2',
     ]);
@@ -57,5 +60,9 @@ describe('kgraph controller --rgd-max-graph-revisions', () => {
     );
     const numbers = list.items.map((r) => (r.spec as { revision: number }).revision).sort((a, b) => a - b);
     assert.deepEqual(numbers, [3, 4]);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /^rgd_graph_revision_issue_total\{reason="no_revision"\} 1$/m);
+    assert.match(metrics, /^rgd_graph_revision_issue_total\{reason="spec_changed"\} 3$/m);
+    assert.match(metrics, /^rgd_graph_revision_gc_deleted_total 2$/m);
   });
 });

@@ -56,7 +56,7 @@ describe('RGD GraphRevisions', () => {
 
   /** A counter of the controller's registry (0 before its first increment). */
   const metric = async (name: string, labels: Record<string, string> = {}): Promise<number> => {
-    const values = (await controller.metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const values = (await controller.revisionSeries.getSingleMetric(name)?.get())?.values ?? [];
     const hit = values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x));
     return hit?.value ?? 0;
   };
