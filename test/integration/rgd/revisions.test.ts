@@ -3,24 +3,29 @@
  * GraphRevisions (design/rgd.md §19.5), the behaviour of kro's graphrevision*_test.go on the real API server:
  * a revision per accepted spec change and none for a cosmetic or an invalid one, kro's names, labels and
  * owner, `status.lastIssuedRevision`, retention of the newest five, collection with the RGD, adoption and
- * continued numbering by a re-created RGD, no duplicate after a controller restart, an immutable spec.
+ * continued numbering by a re-created RGD, no duplicate across controller restarts (instances still served),
+ * an immutable spec.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { isApiError, type KubeObject, type RestClient } from '../../../src/kube/index.ts';
 import {
+  applyInstance,
   applyRgd,
   cm,
+  cmData,
   conditionOf,
   eventually,
   getRgd,
+  instance,
   type RgdFixture,
   rgd,
   rgdFixture,
   startRgdController,
   stopRgdController,
   waitRgd,
+  waitState,
 } from './support.ts';
 
 const GR = { apiVersion: 'internal.kro.run/v1alpha1', kind: 'GraphRevision' };
@@ -270,17 +275,39 @@ describe('RGD GraphRevisions', () => {
     assert.deepEqual(await numbers(client, name), [1, 2, 3]);
   });
 
-  it('a restarted controller issues no duplicate and continues from the last number', async () => {
+  it('restarted controllers issue no duplicate, continue the numbers and keep serving instances', async () => {
     const name = `${f.suite}-restart`;
-    await applyRgd(client, twoMaps(name, 'one'));
+    const kind = 'Restarted';
+    const spec = (value: string) =>
+      rgd(f, name, { kind, spec: { n: 'string' } }, [
+        { id: 'a', template: cm('${schema.metadata.name}-a', { n: '${schema.spec.n}', v: value }) },
+      ]);
+    await applyRgd(client, spec('v1'));
     await waitRgd(client, name, 'Ready', 'True');
-    await stopRgdController(controller);
-    controller = await startRgdController(f.suite, f.ns);
-    await controller.idle();
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.deepEqual(await numbers(client, name), [1]);
-    await applyRgd(client, twoMaps(name, 'two'));
-    assert.equal(lastIssued(await waitRgd(client, name, 'Ready', 'True')), 2);
-    assert.deepEqual(await numbers(client, name), [1, 2]);
+    await applyInstance(client, instance(f, kind, 'inst', { n: 'before' }));
+    await waitState(client, f, kind, 'inst', 'ACTIVE');
+    // Three cycles of restart then update: no revision from a restart alone, one per update.
+    for (let cycle = 1; cycle <= 3; cycle++) {
+      await stopRgdController(controller);
+      controller = await startRgdController(f.suite, f.ns);
+      await waitRgd(client, name, 'Ready', 'True');
+      await controller.idle();
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(
+        await numbers(client, name),
+        Array.from({ length: cycle }, (_, k) => k + 1),
+        `cycle ${cycle}`,
+      );
+      await applyInstance(client, instance(f, kind, 'inst', { n: `after-${cycle}` }));
+      await eventually(`instance child after restart ${cycle}`, async () =>
+        (await cmData(client, f.ns, 'inst-a'))?.n === `after-${cycle}` ? true : undefined,
+      );
+      await applyRgd(client, spec(`v${cycle + 1}`));
+      assert.equal(lastIssued(await waitRgd(client, name, 'Ready', 'True')), cycle + 1);
+      await eventually(`instance on revision ${cycle + 1}`, async () =>
+        (await cmData(client, f.ns, 'inst-a'))?.v === `v${cycle + 1}` ? true : undefined,
+      );
+    }
+    assert.deepEqual(await numbers(client, name), [1, 2, 3, 4]);
   });
 });
