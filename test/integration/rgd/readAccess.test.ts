@@ -34,6 +34,7 @@ import {
 
 const SA = 'app';
 const PASSWORD = 'hunter2';
+/** Secret data as stored; string() of it in a template decodes it (the schema says format: byte, as kro reads it). */
 const b64 = (p: string) => Buffer.from(p).toString('base64');
 
 const grant = (c: RestClient, ns: string, name: string, resources: string[], verbs: string[], saNs: string) =>
@@ -88,7 +89,7 @@ describe('RGD instances read and write as spec.defaultServiceAccounts', () => {
     await applyInstance(client, instance(f, 'ScopedCopy', 'scoped', { name: 'scoped-out' }));
 
     await waitState(client, f, 'OpenCopy', 'open', 'ACTIVE');
-    assert.equal((await cmData(client, f.ns, 'open-out'))?.password, b64(PASSWORD));
+    assert.equal((await cmData(client, f.ns, 'open-out'))?.password, PASSWORD);
 
     const o = await waitState(
       client,
@@ -157,7 +158,7 @@ describe('RGD instances read and write as spec.defaultServiceAccounts', () => {
     );
     const ok = await waitState(client, f, 'ScopedCopy', 'scoped', 'ACTIVE');
     assert.equal((ok.status as { copied?: unknown }).copied, 'scoped-out');
-    assert.equal((await cmData(client, f.ns, 'scoped-out'))?.password, b64(PASSWORD));
+    assert.equal((await cmData(client, f.ns, 'scoped-out'))?.password, PASSWORD);
 
     // Revoking the Secret read stops further reads: a new password is not copied.
     await client.delete({
@@ -185,10 +186,10 @@ describe('RGD instances read and write as spec.defaultServiceAccounts', () => {
     );
     // The instance without the field copies it (so the change was seen); the scoped one reads nothing.
     await eventually('the open instance copies the second password', async () =>
-      (await cmData(client, f.ns, 'open-out'))?.password === b64('second') ? true : undefined,
+      (await cmData(client, f.ns, 'open-out'))?.password === 'second' ? true : undefined,
     );
     await controller.idle(30_000);
-    assert.equal((await cmData(client, f.ns, 'scoped-out'))?.password, b64(PASSWORD), 'nothing new read');
+    assert.equal((await cmData(client, f.ns, 'scoped-out'))?.password, PASSWORD, 'nothing new read');
 
     // Deleting the instance deletes its child as the ServiceAccount (which may delete ConfigMaps).
     await client.delete({
