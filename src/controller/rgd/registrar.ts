@@ -251,9 +251,9 @@ export class RgdRegistrar {
   // ------------------------------------------------------------------ the CRD
 
   /**
-   * The instance CRD, in steps: generate it, refuse a CRD another RGD or nobody manages (design/rgd.md
-   * §19.4), wait out one being deleted, block a breaking change unless allowed, apply it when it differs,
-   * wait until it is established, and record the instance API it serves.
+   * The instance CRD, in steps: generate it, refuse a CRD another RGD or nobody manages
+   * (design/rgd.md §19.4), wait out one being deleted, block a breaking change unless allowed, apply it
+   * when it differs, wait until it is established, and record the instance API it serves.
    */
   private async ensureCrd(rgd: KubeObject, compiled: CompiledGraph, hash: string, k: Known): Promise<Part> {
     const name = rgd.metadata.name ?? '';
