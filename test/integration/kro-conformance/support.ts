@@ -1,0 +1,117 @@
+/**
+ * Shared setup of the kro conformance ports. kro's suite runs on envtest, where no workload controller
+ * runs: its tests write a Deployment's status by hand to open a readiness gate. Our shared plane runs
+ * the real controllers, which would overwrite such a status; the scenarios that need it run on a plane
+ * of their own without workloads (still with the garbage collector), so the status stays as written.
+ */
+import { RestClient } from '../../../src/kube/rest.ts';
+import type { KubeObject } from '../../../src/kube/types.ts';
+import { dedicatedControlPlane, type TestControlPlane, uniqueName } from '../../support/controlPlane.ts';
+import { eventually, type RgdFixture, startRgdController, stopRgdController } from '../rgd/support.ts';
+
+let handPlane: Promise<TestControlPlane> | undefined;
+
+/** A plane without workload controllers, one per test process. */
+function planeWithoutWorkloads(): Promise<TestControlPlane> {
+  handPlane ??= dedicatedControlPlane({ workloads: false });
+  return handPlane;
+}
+
+/** Like `rgdFixture`, on the plane without workload controllers; `stop` closes the client too. */
+export async function handStatusFixture(prefix: string): Promise<RgdFixture & { stop: () => Promise<void> }> {
+  const plane = await planeWithoutWorkloads();
+  const client = new RestClient(plane.kc);
+  const ns = uniqueName(prefix);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const suite = uniqueName(prefix);
+  const controller = await startRgdController(suite, ns, { plane });
+  return {
+    client,
+    ns,
+    suite,
+    group: `${suite}.kgraph.test`,
+    controller,
+    stop: async () => {
+      await stopRgdController(controller);
+      client.close();
+    },
+  };
+}
+
+export interface Ref {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** Waits until the object exists (and `check` holds), returning it. */
+export function present(
+  client: RestClient,
+  ref: Ref,
+  check: (o: KubeObject) => boolean = () => true,
+  timeoutMs = 30_000,
+): Promise<KubeObject> {
+  return eventually(
+    `${ref.kind} ${ref.name}`,
+    async () => {
+      const o = await client.getOrUndefined(ref);
+      return o && check(o) ? o : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Fails if the object shows up at any poll during `ms` (kro's `Consistently … IsNotFound`). */
+export async function staysAbsent(client: RestClient, ref: Ref, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if ((await client.getOrUndefined(ref)) !== undefined) {
+      throw new Error(`${ref.kind} ${ref.name} exists but should not`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Writes a Deployment's status as available, as kro's envtest scenarios do by hand. */
+export async function markDeploymentAvailable(client: RestClient, ns: string, name: string): Promise<void> {
+  const d = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
+  const replicas = (d.spec as { replicas?: number }).replicas ?? 1;
+  await client.update(
+    {
+      ...d,
+      status: {
+        replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+        conditions: [
+          {
+            type: 'Available',
+            status: 'True',
+            reason: 'MinimumReplicasAvailable',
+            message: 'Deployment has minimum availability.',
+          },
+        ],
+      },
+    },
+    { subresource: 'status' },
+  );
+}
+
+export const cmRef = (namespace: string, name: string): Ref => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace,
+  name,
+});
+export const deployRef = (namespace: string, name: string): Ref => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  namespace,
+  name,
+});
+
+/** A ConfigMap's data ({} when it has none). */
+export function dataOf(o: KubeObject | undefined): Record<string, string> {
+  return ((o as { data?: Record<string, string> } | undefined)?.data ?? {}) as Record<string, string>;
+}
