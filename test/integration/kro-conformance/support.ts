@@ -115,3 +115,32 @@ export const deployRef = (namespace: string, name: string): Ref => ({
 export function dataOf(o: KubeObject | undefined): Record<string, string> {
   return ((o as { data?: Record<string, string> } | undefined)?.data ?? {}) as Record<string, string>;
 }
+
+/** kro's closing steps of most scenarios: delete the instance, see it gone, delete the RGD, see it gone. */
+export async function deleteInstanceThenRgd(
+  client: RestClient,
+  f: { group: string; ns: string },
+  kind: string,
+  name: string,
+  rgdName: string,
+): Promise<void> {
+  const inst = { apiVersion: `${f.group}/v1alpha1`, kind, namespace: f.ns, name };
+  await client.delete(inst);
+  await eventually(`${kind} ${name} deleted`, async () =>
+    (await client.getOrUndefined(inst)) === undefined ? true : undefined,
+  );
+  const r = { apiVersion: 'kro.run/v1alpha1', kind: 'ResourceGraphDefinition', name: rgdName };
+  await client.delete(r);
+  await eventually(`RGD ${rgdName} deleted`, async () =>
+    (await client.getOrUndefined(r)) === undefined ? true : undefined,
+  );
+}
+
+/** Waits until the object is gone. */
+export function absent(client: RestClient, ref: Ref, timeoutMs = 30_000): Promise<true> {
+  return eventually(
+    `${ref.kind} ${ref.name} gone`,
+    async () => ((await client.getOrUndefined(ref)) === undefined ? true : undefined),
+    timeoutMs,
+  );
+}
