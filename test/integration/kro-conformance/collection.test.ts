@@ -28,6 +28,7 @@ import {
   dataOf,
   deleteInstanceThenRgd,
   handStatusFixture,
+  holdsFor,
   present,
   staysAbsent,
 } from './support.ts';
@@ -490,11 +491,10 @@ describe('kro conformance: forEach collections', () => {
     await setSpec('StandaloneCollection', name, { name, values, makeReady: false });
     for (const v of values) await hasData(`${name}-${v}`, { key: v, ready: 'false' });
     await waitState(client, f, 'StandaloneCollection', name, 'IN_PROGRESS');
-    const end = Date.now() + 3_000;
-    while (Date.now() < end) {
-      assert.equal((await statusOf('StandaloneCollection', name)).state, 'IN_PROGRESS');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await holdsFor(
+      'instance IN_PROGRESS',
+      async () => (await statusOf('StandaloneCollection', name)).state === 'IN_PROGRESS',
+    );
     await setSpec('StandaloneCollection', name, { name, values, makeReady: true });
     for (const v of values) await hasData(`${name}-${v}`, { ready: 'true' });
     await waitState(client, f, 'StandaloneCollection', name, 'ACTIVE');

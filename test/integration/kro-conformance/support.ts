@@ -144,3 +144,45 @@ export function absent(client: RestClient, ref: Ref, timeoutMs = 30_000): Promis
     timeoutMs,
   );
 }
+
+/** Writes a Job's status as complete, as kro's envtest scenarios do by hand. */
+export async function markJobComplete(client: RestClient, ns: string, name: string): Promise<void> {
+  const job = await client.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const cond = (type: string, reason: string, message: string) => ({
+    type,
+    status: 'True',
+    lastProbeTime: now,
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
+  await client.update(
+    {
+      ...job,
+      status: {
+        conditions: [
+          cond(
+            'SuccessCriteriaMet',
+            'JobSuccessCriteriaMet',
+            'Job has successfully completed all of its specified success criteria',
+          ),
+          cond('Complete', 'CompletionsReached', 'Job has reached the specified number of completions'),
+        ],
+        startTime: now,
+        completionTime: now,
+        succeeded: 1,
+      },
+    },
+    { subresource: 'status' },
+  );
+}
+
+/** Fails if `holds` is false at any poll during `ms` (kro's `Consistently`). */
+export async function holdsFor(what: string, holds: () => Promise<boolean>, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!(await holds())) throw new Error(`${what} stopped holding`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
