@@ -7,7 +7,13 @@
 import { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 import { dedicatedControlPlane, type TestControlPlane, uniqueName } from '../../support/controlPlane.ts';
-import { eventually, type RgdFixture, startRgdController, stopRgdController } from '../rgd/support.ts';
+import {
+  eventually,
+  type RgdFixture,
+  rgdFixture,
+  startRgdController,
+  stopRgdController,
+} from '../rgd/support.ts';
 
 let handPlane: Promise<TestControlPlane> | undefined;
 
@@ -185,4 +191,12 @@ export async function holdsFor(what: string, holds: () => Promise<boolean>, ms =
     if (!(await holds())) throw new Error(`${what} stopped holding`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Like `rgdFixture`, with a controller that deletes an RGD's CRD with it (kro's suite runs that way). */
+export async function crdDeletingFixture(prefix: string): Promise<RgdFixture> {
+  const f = await rgdFixture(prefix);
+  await stopRgdController(f.controller);
+  const controller = await startRgdController(f.suite, f.ns, { deleteCrds: true });
+  return { ...f, controller };
 }
