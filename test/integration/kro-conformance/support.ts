@@ -4,10 +4,19 @@
  * the real controllers, which would overwrite such a status; the scenarios that need it run on a plane
  * of their own without workloads (still with the garbage collector), so the status stays as written.
  */
+import pino from 'pino';
+import { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
-import { dedicatedControlPlane, type TestControlPlane, uniqueName } from '../../support/controlPlane.ts';
 import {
+  dedicatedControlPlane,
+  sharedControlPlane,
+  type TestControlPlane,
+  uniqueName,
+} from '../../support/controlPlane.ts';
+import { testNamespace } from '../../support/kube.ts';
+import {
+  ensureRgdCrd,
   eventually,
   type RgdFixture,
   rgdFixture,
@@ -199,4 +208,26 @@ export async function crdDeletingFixture(prefix: string): Promise<RgdFixture> {
   await stopRgdController(f.controller);
   const controller = await startRgdController(f.suite, f.ns, { deleteCrds: true });
   return { ...f, controller };
+}
+
+/**
+ * Like `rgdFixture`, with a second namespace the controller also watches (`ns2`), for kro scenarios
+ * whose instances live in two namespaces.
+ */
+export async function twoNamespaceFixture(prefix: string): Promise<RgdFixture & { ns2: string }> {
+  const f = await rgdFixture(prefix);
+  await stopRgdController(f.controller);
+  const ns2 = await testNamespace(`${prefix}-b`);
+  await ensureRgdCrd();
+  const controller = new RgdController({
+    client: new RestClient((await sharedControlPlane()).kc),
+    rgdSelector: `kgraph.test/suite=${f.suite}`,
+    namespaces: [f.ns, ns2],
+    installCrd: false,
+    concurrency: 4,
+    deleteCrds: false,
+    log: pino({ level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  await controller.start();
+  return { ...f, ns2, controller };
 }
