@@ -1,4 +1,4 @@
-import { type Environment, EvaluationError } from './engine.ts';
+import { type Environment, EvaluationError } from './celJs.ts';
 import { durationNanos } from './macros/compare.ts';
 
 /**

@@ -1,5 +1,5 @@
+import type { Environment } from './celJs.ts';
 import { installConversions } from './conversions.ts';
-import type { Environment } from './engine.ts';
 import { installEngineFixes } from './fixes.ts';
 import { installInternalNamespace } from './internal.ts';
 import { installTwoVariableComprehensions } from './macros/comprehensions.ts';

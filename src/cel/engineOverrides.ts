@@ -1,4 +1,4 @@
-import { Environment, EvaluationError } from './engine.ts';
+import { Environment, EvaluationError } from './celJs.ts';
 
 /**
  * Replacing handlers of the engine's built-in operators and functions, to fix deviations from cel-go

@@ -1,6 +1,6 @@
+import { Environment } from './celJs.ts';
 import { installCore } from './core.ts';
 import { installCostModel } from './costModel.ts';
-import { Environment } from './engine.ts';
 import { allLibraries } from './lib/index.ts';
 import { instrumentEngineOnce } from './probe.ts';
 import { shadowAlias } from './shadowing.ts';

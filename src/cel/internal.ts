@@ -1,4 +1,4 @@
-import { type Environment, EvaluationError, Optional } from './engine.ts';
+import { type Environment, EvaluationError, Optional } from './celJs.ts';
 
 /**
  * Functions behind the source rewrites of ./rewrite.ts, in a namespace users do not write:

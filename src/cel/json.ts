@@ -1,6 +1,6 @@
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { Optional } from './celJs.ts';
 import { formatDuration, formatTimestamp } from './conversions.ts';
-import { Optional } from './engine.ts';
 import { durationNanos } from './macros/compare.ts';
 
 /** A JSON value; integers beyond 2^53 are kept as their decimal strings. */

@@ -1,5 +1,5 @@
+import type { ASTNode } from './celJs.ts';
 import { CelCode } from './codes.ts';
-import type { ASTNode } from './engine.ts';
 import type { CelEnvironment } from './environment.ts';
 import { baseEnvironment } from './environment.ts';
 import { type CelError, type CelResult, celError, toCelError } from './errors.ts';

@@ -1,5 +1,5 @@
+import { Environment } from './celJs.ts';
 import { installOptionalFieldCheck } from './checker.ts';
-import { Environment } from './engine.ts';
 import { instrumentEvaluator } from './limits.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { ASTNode } from './engine.ts';
+import type { ASTNode } from './celJs.ts';
 import { baseEnvironment } from './environment.ts';
 import type { ParsedExpression } from './parse.ts';
 import { unshadowedName } from './shadowing.ts';

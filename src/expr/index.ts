@@ -5,6 +5,7 @@
 export { type ExprCode, ExprCodes } from './codes.ts';
 export {
   hasExpression,
+  isStandalone,
   type LiteralValue,
   type ScannedExpression,
   type ScannedValue,

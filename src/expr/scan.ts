@@ -12,23 +12,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: messages quote kgraph ${…} syntax, not JS templates
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { ExprCodes } from './codes.ts';
+import type { ScannedExpression, TemplatePart } from './parts.ts';
 import { type CompiledTemplate, compileTemplate } from './template.ts';
 
-/** One `${…}` occurrence. */
-export interface ScannedExpression {
-  /** The CEL source between `${` and its matching `}`, verbatim (not trimmed). */
-  readonly source: string;
-  /** Offset of the `$` that opens the expression. */
-  readonly offset: number;
-  /** Offset of the first character of `source` (always `offset + 2`). */
-  readonly sourceOffset: number;
-  /** Offset just past the closing `}`. */
-  readonly end: number;
-}
-
-export type TemplatePart =
-  | { readonly kind: 'literal'; readonly text: string; readonly offset: number }
-  | { readonly kind: 'expression'; readonly expression: ScannedExpression };
+export type { ScannedExpression, TemplatePart } from './parts.ts';
 
 /** A value without any expression: it is used as is. */
 export interface LiteralValue {
@@ -64,6 +51,12 @@ const LITERAL_PREFIXES = new Set(['r', 'b', 'rb', 'br']);
 /** True when `value` contains at least one `${` (cheap pre-check before scanning). */
 export function hasExpression(value: string): boolean {
   return value.includes('${');
+}
+
+/** True when the value is exactly one `${…}` with nothing around it. */
+export function isStandalone(value: string): boolean {
+  const s = scanValue(value);
+  return s.ok && s.value.kind === 'standalone';
 }
 
 /** Scans one string value. Stops at the first error. */

@@ -4,7 +4,7 @@
  * part to be a string, exactly as the spec asks. A source map leads CEL offsets (from parse or
  * type errors) back to offsets in the original YAML value.
  */
-import type { TemplatePart } from './scan.ts';
+import type { TemplatePart } from './parts.ts';
 
 /** One piece of the generated CEL source and the range of the value it came from. */
 export interface TemplateSegment {

@@ -15,6 +15,7 @@
  */
 import type { Diagnostic, SourceLocation } from '../diag/diagnostic.ts';
 import type { PathSegment } from '../expr/index.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 import { GraphCode } from './codes.ts';
 import type { KindResolver } from './kinds.ts';
 import type { CompiledGraph } from './model.ts';
@@ -216,7 +217,23 @@ function compileGraph(
   const used = requiredKinds(frame);
   graph.requiredKinds = used.kinds;
   if (used.dynamic) graph.hasDynamic = true;
+  const schemas = kindSchemas(used.kinds, ctx.resolver);
+  if (schemas.size > 0) graph.kindSchemas = schemas;
   return graph;
+}
+
+/** The resolved schemas of the literal kinds, for schema-aware conversion of what the graph reads. */
+function kindSchemas(
+  kinds: CompiledGraph['requiredKinds'],
+  resolver: KindResolver | undefined,
+): Map<string, OpenAPISchema> {
+  const out = new Map<string, OpenAPISchema>();
+  if (!resolver) return out;
+  for (const { apiVersion, kind } of kinds) {
+    const schema = resolver.lookup(apiVersion, kind)?.schema;
+    if (schema) out.set(`${apiVersion}/${kind}`, schema);
+  }
+  return out;
 }
 
 /** The literal kinds the graph's nodes use (sorted), and whether any node has a dynamic kind. */

@@ -18,10 +18,10 @@ export {
   sourceKindOf,
 } from './compile.ts';
 export { analyseDag, type DagInput, type DagResult } from './dag.ts';
+export { toDot, toJsonGraph, toMermaid, toSvg } from './draw.ts';
 export { formatDiagnostic, formatTextReport, type ObjectReport, toJsonReport } from './format.ts';
 export { chainResolvers, type KindInfo, type KindResolver, splitApiVersion, tableResolver } from './kinds.ts';
 export * from './model.ts';
-export { toDot, toJsonGraph, toMermaid, toSvg } from './render.ts';
 export { type InferredStatusType, statusFieldTypes, typecheckGraph } from './typecheck.ts';
 export { type ValidateOptions, type ValidateResult, validatePaths, validatePathsLive } from './validate.ts';
 export { parseYamlFile, SourceFile, type YDocument, type YNode } from './yamlTree.ts';

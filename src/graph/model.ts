@@ -13,6 +13,7 @@
  * with a `// engine:` comment. Existing fields keep their meaning.
  */
 import type { SourceLocation } from '../diag/diagnostic.ts';
+import type { OpenAPISchema } from '../schema/openapi.ts';
 
 /** Which API the graph was authored in. */
 export type SourceKind = 'Graph' | 'KroRGD' | 'KropRGD';
@@ -281,6 +282,12 @@ export interface CompiledGraph {
   requiredKinds: { apiVersion: string; kind: string }[];
   /** True when any node (at any depth) is dynamic: the graph is recompiled on any CRD change (design/graph.md §15). */
   hasDynamic: boolean;
+  /**
+   * The schemas of the literal kinds the graph uses, keyed `apiVersion/kind`, as the compiler resolved
+   * them: observed objects of these kinds are converted to CEL values by schema (a `format: byte`
+   * field is bytes, so `string(secret.data.x)` decodes it), as kro's schema-aware CEL does.
+   */
+  kindSchemas?: ReadonlyMap<string, OpenAPISchema>;
   /** Where the document came from. */
   file?: string;
 }

@@ -11,7 +11,7 @@
 import { isRecord } from '../diag/record.ts';
 import { isApiError } from './errors.ts';
 import { formatApiVersion, groupVersionPath, parseApiVersion } from './paths.ts';
-import type { RestClient } from './rest.ts';
+import type { RawRequest } from './transport.ts';
 
 export interface ResourceInfo {
   group: string;
@@ -62,15 +62,20 @@ export interface DiscoveryOptions {
   now?: () => number;
 }
 
+/** What discovery reads through: a RestClient (rest.ts) — only its raw GET, so the client can own a Discovery. */
+export interface DiscoveryClient {
+  request(req: RawRequest): Promise<unknown>;
+}
+
 export class Discovery {
-  private readonly client: RestClient;
+  private readonly client: DiscoveryClient;
   private readonly ttlMs: number;
   private readonly missRefreshMs: number;
   private readonly now: () => number;
   private readonly gvs = new Map<string, Promise<GvEntry>>();
   private groupsCache: Promise<{ groups: GroupInfo[]; fetchedAt: number }> | undefined;
 
-  constructor(client: RestClient, opts: DiscoveryOptions = {}) {
+  constructor(client: DiscoveryClient, opts: DiscoveryOptions = {}) {
     this.client = client;
     this.ttlMs = opts.ttlMs ?? 600_000;
     this.missRefreshMs = opts.missRefreshMs ?? 1_000;

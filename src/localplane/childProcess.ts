@@ -65,3 +65,13 @@ export function logTail(logFile: string, lines: number): string {
     return '';
   }
 }
+
+/** Whether a process of this pid runs (signal 0 tests without sending anything). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

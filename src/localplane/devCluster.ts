@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { pidAlive } from './childProcess.ts';
 import {
   type ReadyLine,
   repoRoot,
@@ -23,15 +24,6 @@ export interface DevClusterStatus {
   running: boolean;
   dataDir: string;
   ready?: ReadyLine;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function devClusterStatus(dataDir: string): DevClusterStatus {

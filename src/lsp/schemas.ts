@@ -7,6 +7,7 @@
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { builtinKindResolver } from '../graph/builtinKinds.ts';
 import { chainResolvers, type KindResolver } from '../graph/kinds.ts';
+import { KRO_API_VERSION } from '../graph/kroApi.ts';
 import type { JsonValue } from '../graph/model.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';
 import { BundleSchemaSource, DEFAULT_BUNDLE_PATH } from '../schema/sources/bundle.ts';
@@ -105,8 +106,8 @@ export class SchemaSet {
     for (const k of this.chainFor(crdObjects).crd.kinds()) add(k.group, k.version, k.kind);
     for (const k of this.bundle?.kinds() ?? []) add(k.group, k.version, k.kind);
     for (const [apiVersion, kind] of [
-      ['kro.run/v1alpha1', 'ResourceGraphDefinition'],
-      ['kro.run/v1alpha1', 'Graph'],
+      [KRO_API_VERSION, 'ResourceGraphDefinition'],
+      [KRO_API_VERSION, 'Graph'],
       ['krop.opendefense.cloud/v1alpha1', 'ResourceGraphDefinition'],
     ] as const)
       out.set(`${apiVersion}/${kind}`, { apiVersion, kind });

@@ -13,17 +13,12 @@
 import type { StatusField } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import type { EngineHost } from './host.ts';
-import { ExprStop, formatPath, renderTree, type Steps } from './render.ts';
-import type { RuntimeIssue } from './types.ts';
-import { celToPlain } from './values.ts';
+import { ExprStop, formatPath, renderTree, type Steps } from './payload.ts';
+import type { AuthoredCondition, CustomConditionsResult } from './types.ts';
 
-/** One condition as authored (the controller adds lastTransitionTime and observedGeneration). */
-export interface AuthoredCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-}
+export type { AuthoredCondition, CustomConditionsResult } from './types.ts';
+
+import { celToPlain } from './values.ts';
 
 /** A built-in condition handed in by the controller (`Ready`, `InstanceManaged`, …). */
 export interface BuiltinCondition {
@@ -31,15 +26,6 @@ export interface BuiltinCondition {
   status: string;
   reason?: string;
   message?: string;
-}
-
-export interface CustomConditionsResult {
-  /** Every condition that evaluated, in declaration order (lists flattened). */
-  conditions: AuthoredCondition[];
-  /** Some entry was data pending: keep the previous condition of each type missing here. */
-  incomplete: boolean;
-  /** Hard errors per entry (the entry contributes nothing); non-empty means degraded (state ERROR). */
-  errors: RuntimeIssue[];
 }
 
 const STATUSES = new Set(['True', 'False', 'Unknown']);

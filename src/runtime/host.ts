@@ -109,3 +109,24 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
     isOmit,
   };
 }
+
+/**
+ * A host that converts observed objects of the given kinds by their schemas and leaves everything
+ * else (expressions, their compiled programs, `omit()`) to `base`: one per compiled graph, sharing
+ * the base host's program cache.
+ */
+export function withKindSchemas(
+  base: EngineHost,
+  schemaFor: (apiVersion: string, kind: string) => OpenApiSchema | undefined,
+): EngineHost {
+  return {
+    evaluate: (cel, vars) => base.evaluate(cel, vars),
+    fromJson(value, type) {
+      const schema = type !== undefined ? schemaFor(type.apiVersion, type.kind) : undefined;
+      return schema === undefined
+        ? base.fromJson(value, type)
+        : jsonToCelBySchema(value, schema, { resourceRoot: true });
+    },
+    isOmit: (value) => base.isOmit(value),
+  };
+}

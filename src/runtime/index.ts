@@ -1,6 +1,6 @@
 /**
  * The evaluation engine: a pure function from a compiled graph and the observed state to the desired
- * objects, readiness and (RGD) the instance status. See engine.ts.
+ * objects, readiness and (RGD) the instance status. See evaluate.ts.
  */
 
 export { canonicalKey } from './canonical.ts';
@@ -12,7 +12,7 @@ export {
   hasCustomConditions,
 } from './conditions.ts';
 export { applyDefaults } from './defaults.ts';
-export { customConditionsWith, type EvaluateInput, type EvaluateOptions, evaluate } from './engine.ts';
+export { customConditionsWith, type EvaluateInput, type EvaluateOptions, evaluate } from './evaluate.ts';
 export {
   type CollectionItem,
   DEFAULT_MAX_COLLECTION_SIZE,

@@ -8,7 +8,7 @@ import { RuntimeCode } from './codes.ts';
 import { type CollectionItem, expandForEach } from './forEach.ts';
 import { errorResult, issue } from './nodeResult.ts';
 import type { Pass } from './pass.ts';
-import { describe, ExprStop, evalStandalone, type Steps, type Vars } from './render.ts';
+import { describe, ExprStop, evalStandalone, type Steps, type Vars } from './payload.ts';
 import type { NodeResult } from './types.ts';
 
 /** forEach (design/graph.md §8): one unnamed item for a plain node; the cartesian product for a collection. */

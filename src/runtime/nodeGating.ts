@@ -7,7 +7,7 @@ import type { CompiledNode, ExprSlot } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import { excludedResult, issue, pendingResult } from './nodeResult.ts';
 import type { FrameRun, Pass } from './pass.ts';
-import { describe, ExprStop, evalStandalone, type Steps, type Vars } from './render.ts';
+import { describe, ExprStop, evalStandalone, type Steps, type Vars } from './payload.ts';
 import type { NodeResult } from './types.ts';
 import { isOptionalValue } from './values.ts';
 

@@ -9,7 +9,7 @@ import { frameNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
 import { base, errorResult, excludedResult, issue, pendingResult } from './nodeResult.ts';
 import type { FrameRun, Pass } from './pass.ts';
-import type { Steps } from './render.ts';
+import type { Steps } from './payload.ts';
 import type { NodeResult } from './types.ts';
 
 /** Runs a frame to the end: `runFrame` in `walk.ts`. */

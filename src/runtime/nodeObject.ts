@@ -13,7 +13,7 @@ import { itemReadiness } from './nodeGating.ts';
 import { base, heldResult, objectOf, stripOmit, summarise } from './nodeResult.ts';
 import { identityKey, type ObjectIdentity } from './observed.ts';
 import type { FrameRun, Pass } from './pass.ts';
-import { ExprStop, OMITTED, renderTree, type Steps, type Vars } from './render.ts';
+import { ExprStop, OMITTED, renderTree, type Steps, type Vars } from './payload.ts';
 import type { ItemResult, NodeResult } from './types.ts';
 
 export function* renderPayload(pass: Pass, node: CompiledNode, vars: Vars): Steps<Record<string, unknown>> {

@@ -11,7 +11,7 @@ import { describeIdentity, renderPayload, resolveScope } from './nodeObject.ts';
 import { base, errorResult, heldResult, issue, pendingResult, summarise, toPlain } from './nodeResult.ts';
 import { identityOf, type ObjectIdentity } from './observed.ts';
 import type { FrameRun, Pass } from './pass.ts';
-import { ExprStop, type Steps } from './render.ts';
+import { ExprStop, type Steps } from './payload.ts';
 import { toLabelSelector } from './selector.ts';
 import type { NodeResult } from './types.ts';
 

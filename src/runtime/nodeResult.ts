@@ -7,7 +7,7 @@
 import { KgraphError } from '../diag/diagnostic.ts';
 import type { CompiledNode } from '../graph/model.ts';
 import { RuntimeCode } from './codes.ts';
-import { ExprStop, OMITTED } from './render.ts';
+import { ExprStop, OMITTED } from './payload.ts';
 import type { NodeResult, RenderedObject, RuntimeIssue } from './types.ts';
 import { celToPlain, type PlainValue } from './values.ts';
 

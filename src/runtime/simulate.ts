@@ -7,7 +7,7 @@
 import { isRecord } from '../diag/record.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import { canonicalKey } from './canonical.ts';
-import { evaluate } from './engine.ts';
+import { evaluate } from './evaluate.ts';
 import type { EngineHost } from './host.ts';
 import {
   identityKey,

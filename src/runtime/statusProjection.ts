@@ -5,7 +5,7 @@
 
 import { KgraphError } from '../diag/diagnostic.ts';
 import type { Pass } from './pass.ts';
-import { ExprStop, formatPath, OMITTED, renderTree, type Steps } from './render.ts';
+import { ExprStop, formatPath, OMITTED, renderTree, type Steps } from './payload.ts';
 import type { RuntimeIssue } from './types.ts';
 import { celToPlain, type PlainValue } from './values.ts';
 

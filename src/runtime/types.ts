@@ -4,7 +4,6 @@
  * BigInt and are written exactly by `stringifyLossless`.
  */
 import type { NodeKind, Plane } from '../graph/model.ts';
-import type { CustomConditionsResult } from './conditions.ts';
 import type { ObjectIdentity } from './observed.ts';
 import type { PlainValue } from './values.ts';
 
@@ -107,4 +106,22 @@ export interface EvaluationResult {
   complete: boolean;
   /** The first soft outcome in topological order, which determines the reported reason. */
   firstSoft?: { node: string; state: 'pending' | 'waiting'; reason: string };
+}
+
+/** One condition as authored (the controller adds lastTransitionTime and observedGeneration). */
+export interface AuthoredCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/** The custom conditions of an RGD instance (design/rgd.md §20.3), as `evaluate` returns them. */
+export interface CustomConditionsResult {
+  /** Every condition that evaluated, in declaration order (lists flattened). */
+  conditions: AuthoredCondition[];
+  /** Some entry was data pending: keep the previous condition of each type missing here. */
+  incomplete: boolean;
+  /** Hard errors per entry (the entry contributes nothing); non-empty means degraded (state ERROR). */
+  errors: RuntimeIssue[];
 }

@@ -14,7 +14,7 @@ import { runDef, runObjectNode } from './nodeObject.ts';
 import { runRef, runWatch } from './nodeRead.ts';
 import { errorResult, excludedResult, fromStop, issue, placeholder } from './nodeResult.ts';
 import type { FrameRun, Pass } from './pass.ts';
-import { ExprStop, type Steps } from './render.ts';
+import { ExprStop, type Steps } from './payload.ts';
 import type { NodeResult } from './types.ts';
 
 export function* runFrame(pass: Pass, run: FrameRun): Steps<void> {

@@ -10,8 +10,10 @@
  *    detected, and a leftover marker character is a build error naming the object and the field.
  * In strict mode coercion throws instead of producing markers.
  */
+
+import { brandClass } from './brand.ts';
 import { SdkCode, SdkError } from './errors.ts';
-import { brandClass, sdkRegistry } from './registry.ts';
+import { sdkRegistry } from './registry.ts';
 
 /** What a context refers to: one resource of the build (implemented by the resource node). */
 export interface CtxNode {

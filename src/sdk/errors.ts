@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { type Diagnostic, KgraphError, type Severity, type SourceLocation } from '../diag/diagnostic.ts';
-import { brandClass } from './registry.ts';
+import { brandClass } from './brand.ts';
 
 export const SdkCode = {
   workloadKindInMkResource: 'KG7001',

@@ -8,8 +8,10 @@
  * (the `headlessService` shorthand) keeps the reference and resolves it at synth; any other use of it
  * (reading a field, spreading it, passing it to `requires`) throws the cycle error with the part path.
  */
+
+import { brandClass } from './brand.ts';
 import { SdkCode, SdkError } from './errors.ts';
-import { brandClass, sdkRegistry } from './registry.ts';
+import { sdkRegistry } from './registry.ts';
 
 /** Thrown when a pending reference is used; `part` is the part it stands for. */
 export class PendingPartUse extends SdkError {

@@ -47,23 +47,3 @@ function create(): SdkRegistry {
 const holder = globalThis as typeof globalThis & { [KEY]?: SdkRegistry };
 export const sdkRegistry: SdkRegistry = holder[KEY] ?? create();
 holder[KEY] = sdkRegistry;
-
-/**
- * Makes `v instanceof cls` true for instances of `cls` from any copy of the SDK: the prototype
- * carries the brand `Symbol.for('kgraph.sdk.<name>')`, and the check walks the prototype chain
- * (never `in`, which would trip the traps of a pending part's proxy).
- */
-export function brandClass(cls: abstract new (...args: never[]) => unknown, name: string): void {
-  const brand = Symbol.for(`kgraph.sdk.${name}`);
-  Object.defineProperty(cls.prototype, brand, { value: true });
-  Object.defineProperty(cls, Symbol.hasInstance, {
-    value(this: unknown, v: unknown): boolean {
-      // A subclass without a brand of its own keeps the ordinary check.
-      if (this !== cls) return Function.prototype[Symbol.hasInstance].call(this, v);
-      if ((typeof v !== 'object' && typeof v !== 'function') || v === null) return false;
-      for (let p: object | null = Object.getPrototypeOf(v); p !== null; p = Object.getPrototypeOf(p))
-        if (Object.hasOwn(p, brand)) return true;
-      return false;
-    },
-  });
-}

@@ -381,12 +381,28 @@ function labelSelectorOut(labels: unknown, ctx: Ctx): Record<string, KStr> {
   return out;
 }
 
+/**
+ * The one builder under every scope builder (design/sdk.md §A2, §A8): identity → draft manifest → node with its
+ * dependencies → `.out`. Workloads, secrets, CRDs and services add their own checks and `.out` fields through `opts`.
+ */
 export function createResource(
   st: ScopeState,
   a: ResourceArgs,
   opts: CoreOptions,
 ): { node: ResNode; resource: AnyResource } {
-  const { build } = st;
+  const { nameK, name } = checkIdentity(a);
+  const namespace = opts.namespaced ? st.namespaceName : undefined;
+  const label = kubectlNameIn({ apiVersion: a.apiVersion, kind: a.kind, namespace, name });
+  const draft = draftOf(st, a, opts, label, namespace);
+  const node = buildNode(st, a, opts, label, namespace, name, draft);
+  st.build.add(node);
+  const base = outOf(st, a, opts, node, nameK, label);
+  const resource = makeResourceObject(node, Object.freeze(base) as BaseOut, st, opts.resourceExtra);
+  return { node, resource };
+}
+
+/** apiVersion, kind and a name known at build time (an identityHash is only known at synth). */
+function checkIdentity(a: ResourceArgs): { nameK: KStr; name: string } {
   if (typeof a.apiVersion !== 'string' || a.apiVersion === '') {
     throw new SdkError(SdkCode.invalidArgument, 'apiVersion is required');
   }
@@ -404,8 +420,18 @@ export function createResource(
   }
   const name = nameK.text;
   checkName(a.kind, name);
-  const namespace = opts.namespaced ? st.namespaceName : undefined;
-  const label = kubectlNameIn({ apiVersion: a.apiVersion, kind: a.kind, namespace, name });
+  return { nameK, name };
+}
+
+/** The manifest as authored, with the stamped labels and the author's annotations (kix.run/* is ours). */
+function draftOf(
+  st: ScopeState,
+  a: ResourceArgs,
+  opts: CoreOptions,
+  label: string,
+  namespace: string | undefined,
+): Record<string, unknown> {
+  const { build } = st;
   const { meta, rest } = splitExtra(label, a.extra, a);
 
   const labels: Record<string, Value> = {
@@ -446,6 +472,19 @@ export function createResource(
     if (nonEmpty(a[key])) draft[key] = a[key];
   }
 
+  return draft;
+}
+
+/** The build node: identity, system annotations and what it must wait for. */
+function buildNode(
+  st: ScopeState,
+  a: ResourceArgs,
+  opts: CoreOptions,
+  label: string,
+  namespace: string | undefined,
+  name: string,
+  draft: Record<string, unknown>,
+): ResNode {
   const node = new ResNode({
     apiVersion: a.apiVersion,
     kind: a.kind,
@@ -474,9 +513,21 @@ export function createResource(
     );
   }
   node.endpointBehavior = a.factBehavior?.endpoint;
-  build.add(node);
+  return node;
+}
 
-  // ---- out
+/** `.out` (design/sdk.md §A8.2): name, fqdn, identityHash, selector; for a Service ports, port and url; then extras. */
+function outOf(
+  st: ScopeState,
+  a: ResourceArgs,
+  opts: CoreOptions,
+  node: ResNode,
+  nameK: KStr,
+  label: string,
+): Record<string, unknown> {
+  const { build } = st;
+  const { name, namespace, draft } = node;
+  const labels = (draft.metadata as { labels: Record<string, Value> }).labels;
   const self = nodeCtx(node);
   const selfConnect = nodeCtx(node, true);
   const nameOut = new KStr(
@@ -530,8 +581,7 @@ export function createResource(
     else if (typeof v === 'string' || isKStr(v)) base[k] = withCtx(v, self);
     else base[k] = v;
   }
-  const resource = makeResourceObject(node, Object.freeze(base) as BaseOut, st, opts.resourceExtra);
-  return { node, resource };
+  return base;
 }
 
 export function makeResourceObject<O extends BaseOut>(

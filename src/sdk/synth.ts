@@ -130,10 +130,47 @@ function errorFrom(diags: Diagnostic[]): SdkError {
   return e;
 }
 
+/**
+ * Finalizes a build (design/sdk.md §B4, design/sdk.md §B5): derives the implicit resources (PodDisruptionBudgets, network
+ * policies), collects every node's dependencies, orders the nodes, then hashes and stamps them in that
+ * order (a node's `kix.run/depends-on` names the hashes of what it depends on).
+ */
 export function finalize(build: Build): SynthResult {
   if (build.finalized) throw new SdkError(SdkCode.invalidArgument, 'this build was already finalized');
-  // Derived PodDisruptionBudgets: unless one in the instance already selects the workload's pods.
-  // Only PDBs the author built count (a derived PDB is for its own workload).
+  deriveImplicitResources(build);
+  const deps = collectDependencies(build);
+  for (const node of build.nodes) checkTargetedSelector(node);
+  checkStatefulSetServices(build);
+  const order = orderNodes(build, deps);
+  for (const node of order) stamp(node, deps);
+  build.order = order;
+  build.finalized = true;
+  return {
+    manifests: order.map((n) => n.rawManifest!),
+    diagnostics: build.diagnostics,
+    graph: {
+      nodes: order.map((n) => ({
+        key: n.key,
+        id: n.graphId,
+        hash: n.hash!,
+        apiVersion: n.apiVersion,
+        kind: n.kind,
+        namespace: n.namespace,
+        name: n.name,
+        import: n.isImport,
+        dependsOn: [...(deps.get(n) ?? [])].map((d) => d.key).sort(),
+      })),
+    },
+    imports: build.imports,
+    build,
+  };
+}
+
+/**
+ * Derived PodDisruptionBudgets (unless one the author built already selects the workload's pods; a
+ * derived PDB is for its own workload) and the network policies the build asks for.
+ */
+function deriveImplicitResources(build: Build): void {
   const authoredPdbs = build.nodes.filter((n) => n.kind === 'PodDisruptionBudget');
   for (const req of build.pdbRequests) {
     const existing = authoredPdbs.some(
@@ -145,8 +182,13 @@ export function finalize(build: Build): SynthResult {
     if (!existing) req.create();
   }
   synthesizeNetworkPolicies(build);
+}
 
-  // 1. collect context
+/**
+ * Each node's dependencies: what its manifest reads through `.out`, its structural links, `requires`
+ * and `extraDeps`. A dependency on another build, or a manifest that does not materialize, is an error.
+ */
+function collectDependencies(build: Build): Map<ResNode, Set<ResNode>> {
   const errors: Diagnostic[] = [];
   const deps = new Map<ResNode, Set<ResNode>>();
   const members = new Set(build.nodes);
@@ -197,12 +239,14 @@ export function finalize(build: Build): SynthResult {
     deps.set(node, set);
   }
   if (errors.length > 0) throw errorFrom(errors);
-  for (const node of build.nodes) checkTargetedSelector(node);
-  checkStatefulSetServices(build);
+  return deps;
+}
 
-  // 2. order
-  // Ordering also puts a Namespace of the build before the objects it contains (not an annotation:
-  // the deployer derives the same implicit edge, see order.ts).
+/**
+ * Dependency order. Ordering also puts a Namespace of the build before the objects it contains (not an
+ * annotation: the deployer derives the same implicit edge, see order.ts).
+ */
+function orderNodes(build: Build, deps: Map<ResNode, Set<ResNode>>): ResNode[] {
   const orderDeps = new Map<ResNode, Set<ResNode>>();
   const nsNodes = new Map(
     build.nodes.filter((n) => n.kind === 'Namespace' && n.apiVersion === 'v1').map((n) => [n.name, n]),
@@ -211,52 +255,31 @@ export function finalize(build: Build): SynthResult {
     const ns = n.namespace === undefined ? undefined : nsNodes.get(n.namespace);
     orderDeps.set(n, ns && ns !== n ? new Set([...set, ns]) : set);
   }
-  const order = topoOrder(build.nodes, orderDeps);
+  return topoOrder(build.nodes, orderDeps);
+}
 
-  // 3. hash and stamp in order
-  for (const node of order) {
-    const m = materialize(node.draft, 'final');
-    const manifest = (m.value ?? {}) as Record<string, Json>;
-    const metadata = (manifest.metadata ?? {}) as Record<string, Json>;
-    const annotations: Record<string, string> = {
-      ...((metadata.annotations ?? {}) as Record<string, string>),
-      ...node.systemAnnotations,
-    };
-    const derived = new Set<CtxNode>([...(node.derived?.order ?? []), ...node.structural]);
-    const entries = new Set<string>();
-    for (const d of deps.get(node) ?? []) {
-      if (derived.has(d)) entries.add(d.hash!);
-      else if (node.requires.includes(d)) entries.add(`requires:${d.hash!}`);
-      else entries.add(`extra:${d.hash!}`);
-    }
-    if (entries.size > 0) annotations['kix.run/depends-on'] = [...entries].sort().join(',');
-    if (Object.keys(annotations).length > 0) metadata.annotations = sortKeys(annotations);
-    else delete metadata.annotations;
-    const ordered = orderManifest({ ...manifest, metadata: sortKeys(metadata) });
-    node.hash = identityHash(node.outPath, ordered as unknown as Json);
-    node.rawManifest = ordered;
-  }
-  build.order = order;
-  build.finalized = true;
-  return {
-    manifests: order.map((n) => n.rawManifest!),
-    diagnostics: build.diagnostics,
-    graph: {
-      nodes: order.map((n) => ({
-        key: n.key,
-        id: n.graphId,
-        hash: n.hash!,
-        apiVersion: n.apiVersion,
-        kind: n.kind,
-        namespace: n.namespace,
-        name: n.name,
-        import: n.isImport,
-        dependsOn: [...(deps.get(n) ?? [])].map((d) => d.key).sort(),
-      })),
-    },
-    imports: build.imports,
-    build,
+/** The final manifest of a node, its `kix.run/depends-on` annotation and its identity hash (dependencies first). */
+function stamp(node: ResNode, deps: Map<ResNode, Set<ResNode>>): void {
+  const m = materialize(node.draft, 'final');
+  const manifest = (m.value ?? {}) as Record<string, Json>;
+  const metadata = (manifest.metadata ?? {}) as Record<string, Json>;
+  const annotations: Record<string, string> = {
+    ...((metadata.annotations ?? {}) as Record<string, string>),
+    ...node.systemAnnotations,
   };
+  const derived = new Set<CtxNode>([...(node.derived?.order ?? []), ...node.structural]);
+  const entries = new Set<string>();
+  for (const d of deps.get(node) ?? []) {
+    if (derived.has(d)) entries.add(d.hash!);
+    else if (node.requires.includes(d)) entries.add(`requires:${d.hash!}`);
+    else entries.add(`extra:${d.hash!}`);
+  }
+  if (entries.size > 0) annotations['kix.run/depends-on'] = [...entries].sort().join(',');
+  if (Object.keys(annotations).length > 0) metadata.annotations = sortKeys(annotations);
+  else delete metadata.annotations;
+  const ordered = orderManifest({ ...manifest, metadata: sortKeys(metadata) });
+  node.hash = identityHash(node.outPath, ordered as unknown as Json);
+  node.rawManifest = ordered;
 }
 
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {

@@ -109,16 +109,53 @@ function textMap(v: unknown): Record<string, string> {
   return out;
 }
 
+/** Where a workload is named in errors and warnings: kubectl-style, and the build's object key. */
+interface WorkloadWhere {
+  label: string;
+  key: string;
+}
+
+/** A workload's pod template, opened for editing (at `spec.jobTemplate.spec.template` for a CronJob). */
+interface PodTemplate {
+  jobTemplate: Mut | undefined;
+  jobSpec: Mut | undefined;
+  template: Mut;
+  templateMeta: Mut;
+  podSpec: Mut;
+  podPath: string;
+}
+
+/**
+ * A workload builder (design/sdk.md §A4.2): argument checks → selector propagation → shorthands → availability
+ * spread → pod checks → the resource, its network intents and its PodDisruptionBudget request.
+ */
 export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArgs): Workload {
   const apiVersion = kind === 'Job' || kind === 'CronJob' ? 'batch/v1' : 'apps/v1';
-  const cluster = st.build.cluster;
   const nameText = asText(a.name) ?? '';
   const label = kubectlNameIn({ apiVersion, kind, namespace: st.namespaceName, name: nameText });
   const key = objectKey(apiVersion, kind, st.namespaceName, nameText);
+  const where: WorkloadWhere = { label, key };
   const specIn = asObj(a.spec);
   if (!specIn) throw new SdkError(SdkCode.invalidArgument, `${label}: spec is required`);
   const spec: Mut = { ...(specIn as Mut) };
+  const max = checkWorkloadArgs(kind, a, spec, where);
+  const pod = openPodTemplate(kind, spec);
+  const selectorLabels = propagateSelector(kind, spec, pod.templateMeta, where);
+  expandServiceAccount(pod, where);
+  expandHeadlessService(st, kind, spec, where);
+  const spreadEligible = spreadAvailability(st, kind, spec, pod.podSpec, max, selectorLabels);
+  closePodTemplate(kind, spec, pod);
+  checkWorkload(st, kind, spec, pod, spreadEligible, where);
+  return registerWorkload(st, kind, apiVersion, a, spec, pod, selectorLabels, spreadEligible, where);
+}
 
+/** Refusals of the arguments themselves; returns the requested `availability.max`. */
+function checkWorkloadArgs(
+  kind: WorkloadKind,
+  a: WorkloadArgs,
+  spec: Mut,
+  { label, key }: WorkloadWhere,
+): AvailabilityMax | undefined {
   if (kind === 'Job' && spec.ttlSecondsAfterFinished !== undefined && spec.ttlSecondsAfterFinished !== null) {
     throw new SdkError(
       SdkCode.jobTtlRefused,
@@ -141,8 +178,10 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
       throw new SdkError(SdkCode.rerunAnnotation, `${label}: kix.run/rerun must be "on-change"`);
     }
   }
+  return max;
+}
 
-  // The pod template lives at spec.template, or spec.jobTemplate.spec.template for a CronJob.
+function openPodTemplate(kind: WorkloadKind, spec: Mut): PodTemplate {
   let jobTemplate: Mut | undefined;
   let jobSpec: Mut | undefined;
   let template: Mut;
@@ -152,10 +191,34 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     template = copyObj(jobSpec.template);
   } else template = copyObj(spec.template);
   const podPath = kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
-  const templateMeta = copyObj(template.metadata);
-  const podSpec = copyObj(template.spec);
+  return {
+    jobTemplate,
+    jobSpec,
+    template,
+    templateMeta: copyObj(template.metadata),
+    podSpec: copyObj(template.spec),
+    podPath,
+  };
+}
 
-  // 1. selector propagation
+function closePodTemplate(kind: WorkloadKind, spec: Mut, pod: PodTemplate): void {
+  const { template, jobSpec, jobTemplate } = pod;
+  template.metadata = pod.templateMeta;
+  template.spec = pod.podSpec;
+  if (kind === 'CronJob') {
+    jobSpec!.template = template;
+    jobTemplate!.spec = jobSpec!;
+    spec.jobTemplate = jobTemplate!;
+  } else spec.template = template;
+}
+
+/** Selector propagation: the pods' labels from the selector, or checked against it; returns the selector labels. */
+function propagateSelector(
+  kind: WorkloadKind,
+  spec: Mut,
+  templateMeta: Mut,
+  { label, key }: WorkloadWhere,
+): Record<string, Value> {
   const selector = asObj(spec.selector);
   const matchLabels = asObj(selector?.matchLabels);
   const explicitPodLabels = asObj(templateMeta.labels);
@@ -192,8 +255,11 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     }
     selectorLabels = { ...(explicitPodLabels as Mut) };
   }
+  return selectorLabels;
+}
 
-  // 2. serviceAccount shorthand
+/** The serviceAccount shorthand: a ServiceAccount resource becomes `serviceAccountName`. */
+function expandServiceAccount({ podSpec, podPath }: PodTemplate, { label, key }: WorkloadWhere): void {
   if (
     podSpec.serviceAccount !== undefined &&
     podSpec.serviceAccount !== null &&
@@ -213,10 +279,19 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     podSpec.serviceAccountName = sa.out.name;
     delete podSpec.serviceAccount;
   }
+}
 
-  // 3. headlessService shorthand (StatefulSet): serviceName as a plain string, so no edge and no cycle
-  // with the Service's selector. The Service may still be under construction (it reads this StatefulSet's
-  // out.selector): then the name is filled in at synth.
+/**
+ * The headlessService shorthand (StatefulSet): serviceName as a plain string, so no edge and no cycle with the
+ * Service's selector. The Service may still be under construction (it reads this StatefulSet's out.selector):
+ * then the name is filled in at synth.
+ */
+function expandHeadlessService(
+  st: ScopeState,
+  kind: WorkloadKind,
+  spec: Mut,
+  { label, key }: WorkloadWhere,
+): void {
   if (kind === 'StatefulSet' && spec.headlessService !== undefined && spec.headlessService !== null) {
     const svc = spec.headlessService;
     const where = { label, key, namespace: st.namespaceName };
@@ -225,8 +300,18 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
       ? (lazy(() => headlessServiceName(resolvePendingPart(svc), where, true)) as unknown as Value)
       : headlessServiceName(svc, where, true);
   }
+}
 
-  // 4. availability spread and PDB request
+/** The availability spread: topology spread constraints when the cluster and the replicas allow; whether it applied. */
+function spreadAvailability(
+  st: ScopeState,
+  kind: WorkloadKind,
+  spec: Mut,
+  podSpec: Mut,
+  max: AvailabilityMax | undefined,
+  selectorLabels: Record<string, Value>,
+): boolean {
+  const cluster = st.build.cluster;
   const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
   const level = effectiveLevel(cluster.availability, max);
   const keys = cluster.topology.failureDomainKeys;
@@ -250,17 +335,19 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
       ...(kind === 'Deployment' ? { matchLabelKeys: ['pod-template-hash'] } : {}),
     }));
   }
+  return spreadEligible;
+}
 
-  // reassemble
-  template.metadata = templateMeta;
-  template.spec = podSpec;
-  if (kind === 'CronJob') {
-    jobSpec!.template = template;
-    jobTemplate!.spec = jobSpec!;
-    spec.jobTemplate = jobTemplate!;
-  } else spec.template = template;
-
-  // 5. validators
+/** The build-time pod checks (design/sdk.md §A4.3). */
+function checkWorkload(
+  st: ScopeState,
+  kind: WorkloadKind,
+  spec: Mut,
+  { podSpec, podPath, templateMeta }: PodTemplate,
+  spreadEligible: boolean,
+  { label, key }: WorkloadWhere,
+): void {
+  const cluster = st.build.cluster;
   const target: ValidationTarget = {
     label,
     key,
@@ -280,7 +367,21 @@ export function buildWorkload(st: ScopeState, kind: WorkloadKind, a: WorkloadArg
     checkSpreadFeasible(target);
   }
   if (kind === 'DaemonSet') checkDaemonSet(target);
+}
 
+/** The workload resource, its record for network policies, and (spread) its PodDisruptionBudget request. */
+function registerWorkload(
+  st: ScopeState,
+  kind: WorkloadKind,
+  apiVersion: string,
+  a: WorkloadArgs,
+  spec: Mut,
+  { podSpec, templateMeta }: PodTemplate,
+  selectorLabels: Record<string, Value>,
+  spreadEligible: boolean,
+  { label, key }: WorkloadWhere,
+): Workload {
+  const cluster = st.build.cluster;
   // DNS: a ClusterFirst pod depends on the cluster DNS provider.
   const structural: ResNode[] = [];
   const expects: string[] = [];

@@ -21,7 +21,7 @@ import {
   selfSubjectAccessReview,
   watchCRDs,
 } from '../kube/index.ts';
-import { evaluate } from '../runtime/engine.ts';
+import { evaluate } from '../runtime/evaluate.ts';
 import type { ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
 import { layoutSvg } from './layout.ts';

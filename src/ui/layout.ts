@@ -1,11 +1,12 @@
 /**
- * The DAG drawing: exactly `kgraph graph -o svg` (src/graph/render.ts, Graphviz compiled to
+ * The DAG drawing: exactly `kgraph graph -o svg` (src/graph/draw.ts, Graphviz compiled to
  * WebAssembly), run in the server so the browser needs no WebAssembly and nothing from outside.
  * The layout depends only on the graph's structure, not on node states (the page colours the
  * nodes), so a drawing is computed once per distinct DOT text and cached.
  */
+
+import { toDot, toSvg } from '../graph/draw.ts';
 import type { CompiledGraph } from '../graph/model.ts';
-import { toDot, toSvg } from '../graph/render.ts';
 
 const MAX_CACHED = 64;
 const cache = new Map<string, Promise<string>>();

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { KcpPlanesController } from '../../src/controller/planes/kcp/controller.ts';
-import type { PlaneTimings } from '../../src/controller/planes/names.ts';
+import type { PlaneTimings } from '../../src/controller/planes/kropApi.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
 import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2 } from '../../src/kube/kcp.ts';
 import type { RestClient } from '../../src/kube/rest.ts';

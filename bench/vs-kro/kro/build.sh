@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds kro's controller (github.com/kubernetes-sigs/kro v0.9.4 from the Go module proxy, unchanged) into
 # .cache/bin/kro-controller-<key>, keyed by a content hash of this module's go.mod and go.sum, so a second
-# run is a cache hit. Used only by bench/vs-kro (never by npm test). Prints the binary's path on stdout.
-# Cold: 5.5–7 min wall at load 8 on 2 cores (about 2.5 min CPU), 42 MB.
+# run is a cache hit. Used by bench/vs-kro and by test/integration/install/kroTakeover.test.ts (.ci/run builds it
+# before the tests). Prints the binary's path on stdout.
+# Cold: 5.5–7 min wall at load 8 on 2 cores (about 2.5 min CPU), 10 min (597 s) at load 15–18; 42 MB.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"

@@ -1,4 +1,4 @@
-import type { Environment } from '../engine.ts';
+import type { Environment } from '../celJs.ts';
 import { CelAbort } from '../errors.ts';
 import {
   type Ast,

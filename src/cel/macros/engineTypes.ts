@@ -1,4 +1,4 @@
-import { type ASTNode, ParseError } from '../engine.ts';
+import { type ASTNode, ParseError } from '../celJs.ts';
 
 /**
  * The parts of the engine's macro API our macros use (the engine ships no types for them).

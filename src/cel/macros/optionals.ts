@@ -1,4 +1,4 @@
-import { type Environment, Optional } from '../engine.ts';
+import { type Environment, Optional } from '../celJs.ts';
 import { durationNanos } from './compare.ts';
 import {
   type Ast,

@@ -1,4 +1,4 @@
-import type { Environment } from '../engine.ts';
+import type { Environment } from '../celJs.ts';
 import { chargeCost } from '../limits.ts';
 import { compareValues } from './compare.ts';
 import {

@@ -4,9 +4,9 @@
  * them. The drawing is produced even when the object has errors (diagnostics go to stderr, exit 1).
  */
 import type { Command } from 'commander';
+import { toDot, toJsonGraph, toMermaid, toSvg } from '../../graph/draw.ts';
 import { formatDiagnostic } from '../../graph/format.ts';
 import type { CompiledGraph } from '../../graph/model.ts';
-import { toDot, toJsonGraph, toMermaid, toSvg } from '../../graph/render.ts';
 import { validatePaths } from '../../graph/validate.ts';
 
 const FORMATS = ['dot', 'mermaid', 'svg', 'json'] as const;

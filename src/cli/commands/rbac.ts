@@ -14,7 +14,7 @@ import {
   roleBindings,
   roleNames,
 } from '../../controller/planes/claims.ts';
-import { CONSUMER_PLURAL, KROP_API_VERSION } from '../../controller/planes/names.ts';
+import { CONSUMER_PLURAL, KROP_API_VERSION } from '../../controller/planes/kropApi.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { validatePaths } from '../../graph/validate.ts';
 import { describeKubeConfig, loadKubeConfig } from '../../kube/connect.ts';

@@ -30,7 +30,7 @@ export interface UiCliOptions {
   instance?: string;
   crd: string[];
   name?: string;
-  /** `kgraph up`'s detached page: write `{ pid, url }` here once serving, remove it on exit (upUi.ts). */
+  /** `kgraph up`'s detached page: write `{ pid, url }` here once serving, remove it on exit (cli/up/ui.ts). */
   record?: string;
 }
 

@@ -15,7 +15,7 @@ import { typecheckGraph } from '../../graph/typecheck.ts';
 import { parseYamlFile, type SourceFile } from '../../graph/yamlTree.ts';
 import type { RestClient } from '../../kube/index.ts';
 import { type KubeLive, kubeLiveFetcher } from '../../kube/liveSchema.ts';
-import { evaluateSliced } from '../../runtime/engine.ts';
+import { evaluateSliced } from '../../runtime/evaluate.ts';
 import type { ObservedState } from '../../runtime/observed.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
 import { LiveSchemaSource } from '../../schema/sources/live.ts';

@@ -6,7 +6,7 @@
 
 import { isRecord } from '../../diag/record.ts';
 import type { CompiledNode } from '../../graph/model.ts';
-import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './names.ts';
+import { LABEL_BLUEPRINT, LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './kropApi.ts';
 import { qualifiedName, safeLabelValue } from './naming.ts';
 
 export interface InstanceRef {

@@ -23,10 +23,10 @@ import { Informer, type KubeObject, type RestClient } from '../../kube/index.ts'
 import { matchesSelector } from '../../runtime/selector.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ClaimChecker } from './access.ts';
-import { LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './names.ts';
+import { LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './kropApi.ts';
 import { safeLabelValue } from './naming.ts';
 import type { PassOutcome, PassRead } from './pass.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface ChildWatchDeps {
   provider: RestClient;

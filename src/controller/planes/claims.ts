@@ -4,7 +4,7 @@
  * read gets one claim with the union of verbs (design/planes.md §18.5). Pure.
  */
 import type { CompiledGraph } from '../../graph/model.ts';
-import { READ_VERBS, WRITE_VERBS } from './names.ts';
+import { READ_VERBS, WRITE_VERBS } from './kropApi.ts';
 
 export interface Claim {
   group: string;

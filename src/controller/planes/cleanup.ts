@@ -8,10 +8,10 @@ import { applyToExisting, type KubeObject, type RestClient } from '../../kube/in
 import { errorMessage } from '../core/errors.ts';
 import { selectorFor } from './chain.ts';
 import { deleteChildren } from './children.ts';
+import { CHILD_MANAGER, FINALIZER_INSTANCE, LABEL_CONSUMER_CLUSTER, LABEL_LIVENESS } from './kropApi.ts';
 import { type LivenessRecord, parseRecord } from './liveness.ts';
-import { CHILD_MANAGER, FINALIZER_INSTANCE, LABEL_CONSUMER_CLUSTER, LABEL_LIVENESS } from './names.ts';
 import { safeLabelValue } from './naming.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export async function listRecords(
   provider: RestClient,

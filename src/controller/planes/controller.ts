@@ -19,7 +19,6 @@ import { type ConnectSuccess, connectConsumer, readKubeconfig } from './connect.
 import { ConsumerProbe } from './consumerProbe.ts';
 import { installPlaneCrds } from './crds.ts';
 import type { InstanceReconciler } from './instance.ts';
-import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import {
   CONSUMER_KIND,
   CONSUMER_PLURAL,
@@ -27,9 +26,10 @@ import {
   FINALIZER_INSTANCE,
   KROP_API_VERSION,
   REGISTRAR_MANAGER,
-} from './names.ts';
+} from './kropApi.ts';
+import { type InstanceCount, type PlaneRequests, PlanesMetrics } from './metrics.ts';
 import { CLUSTER_ID_PATTERN, clusterIdFromUid } from './naming.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 import { type ServeEntryStatus, type ServingLoop, startServing } from './serving.ts';
 import type { SweepAuthority } from './sweeper.ts';
 import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from './wiring.ts';

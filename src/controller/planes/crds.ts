@@ -17,7 +17,7 @@ import {
   CONSUMER_PLURAL,
   KROP_GROUP,
   REGISTRAR_MANAGER,
-} from './names.ts';
+} from './kropApi.ts';
 
 const labels = { 'app.kubernetes.io/part-of': 'kgraph' };
 const str = { type: 'string' };

@@ -20,17 +20,17 @@ import {
   type Problem,
   previousConditions,
 } from './instanceStatus.ts';
-import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import {
   ANNOTATION_CONSUMER_CLUSTER,
   CHILD_MANAGER,
   FINALIZER_INSTANCE,
   type PlaneTimings,
-} from './names.ts';
+} from './kropApi.ts';
+import { gvkToken, parseGvkToken, readRecord, recordObject, writeRecord } from './liveness.ts';
 import { livenessRecordName } from './naming.ts';
 import { type AppliedChild, type PassOutcome, PLANES, runPass } from './pass.ts';
 import { PruneStormGuard, stormMessage } from './pruneStorm.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface InstanceDeps {
   provider: RestClient;

@@ -6,7 +6,7 @@
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { type ChainContext, gcLabels } from './chain.ts';
-import { CHILD_MANAGER, LABEL_LIVENESS } from './names.ts';
+import { CHILD_MANAGER, LABEL_LIVENESS } from './kropApi.ts';
 import { livenessRecordName } from './naming.ts';
 
 export interface LivenessRecord {

@@ -13,7 +13,7 @@
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import type { CompiledGraph, CompiledNode, Plane } from '../../graph/model.ts';
 import { isApiError, isForbidden, type KubeObject, type RestClient } from '../../kube/index.ts';
-import { evaluate } from '../../runtime/engine.ts';
+import { evaluate } from '../../runtime/evaluate.ts';
 import {
   identityKey,
   type ObjectIdentity,
@@ -27,7 +27,7 @@ import { type DesiredObject, desiredTemplates, type TemplateItem } from '../core
 import { errorMessage } from '../core/errors.ts';
 import type { ClaimChecker } from './access.ts';
 import type { Claim } from './claims.ts';
-import { CHILD_MANAGER } from './names.ts';
+import { CHILD_MANAGER } from './kropApi.ts';
 
 export type BlockReason = 'ClaimNotAccepted' | 'TargetUnavailable';
 

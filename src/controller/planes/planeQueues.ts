@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { type Connectivity, type Handler, WorkQueue } from '../../kube/index.ts';
 import { failedPassLogger } from '../core/errors.ts';
-import type { PlaneTimings } from './names.ts';
+import type { PlaneTimings } from './kropApi.ts';
 import type { BlueprintRegistrar } from './registrar.ts';
 
 export interface PlaneQueueHandlers {

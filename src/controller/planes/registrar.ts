@@ -24,8 +24,8 @@ import {
   FINALIZER_BLUEPRINT,
   KROP_API_VERSION,
   REGISTRAR_MANAGER,
-} from './names.ts';
-import type { PublishedBlueprint } from './served.ts';
+} from './kropApi.ts';
+import type { PublishedBlueprint } from './published.ts';
 import { blueprintSpecHash, splitRouting } from './specHash.ts';
 
 export type BlueprintReason =

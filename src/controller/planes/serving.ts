@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import { Informer, isNotFound, type KubeObject, selfSubjectAccessReview } from '../../kube/index.ts';
 import { waitForCrd } from '../core/crdReady.ts';
 import { errorMessage } from '../core/errors.ts';
-import { ANNOTATION_BLUEPRINT, REGISTRAR_MANAGER } from './names.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import { ANNOTATION_BLUEPRINT, REGISTRAR_MANAGER } from './kropApi.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export type ServeReason = 'Served' | 'ServingNotGranted' | 'ClaimTypeUnresolved' | 'CRDConflict';
 

@@ -15,9 +15,9 @@ import type { Logger } from 'pino';
 import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { listRecords, reclaimRecord } from './cleanup.ts';
+import type { PlaneTimings } from './kropApi.ts';
 import type { LivenessRecord } from './liveness.ts';
-import type { PlaneTimings } from './names.ts';
-import type { Connection, PublishedBlueprint } from './served.ts';
+import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface SweeperDeps {
   provider: RestClient;

@@ -11,10 +11,10 @@ import { type Handler, Informer, type RestClient } from '../../kube/index.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import type { ClaimChecker } from './access.ts';
 import { InstanceReconciler } from './instance.ts';
-import { BLUEPRINT_PLURAL, DEFAULT_TIMINGS, KROP_API_VERSION, type PlaneTimings } from './names.ts';
+import { BLUEPRINT_PLURAL, DEFAULT_TIMINGS, KROP_API_VERSION, type PlaneTimings } from './kropApi.ts';
 import { PlaneQueues } from './planeQueues.ts';
+import type { PublishedBlueprint } from './published.ts';
 import { BlueprintRegistrar, type PublishAnswer, type RegistrarDeps } from './registrar.ts';
-import type { PublishedBlueprint } from './served.ts';
 import { type SweepAuthority, Sweeper, type SweeperDeps } from './sweeper.ts';
 
 /** The options both planes controllers take (each adds its provider client and its own). */
@@ -32,7 +32,7 @@ export interface PlanesCommonOptions {
   namespace?: string;
   /**
    * Heartbeat, resync, sweeper and cache timings, one by one (tests shorten them).
-   * @default DEFAULT_TIMINGS (names.ts: heartbeat 30 s, resync 5 min, sweep every 1 min, stale after 5 min)
+   * @default DEFAULT_TIMINGS (kropApi.ts: heartbeat 30 s, resync 5 min, sweep every 1 min, stale after 5 min)
    */
   timings?: Partial<PlaneTimings>;
   /**

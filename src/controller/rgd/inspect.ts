@@ -4,7 +4,7 @@
  * children it owns. Writes nothing.
  */
 import type { KubeObject, RestClient } from '../../kube/index.ts';
-import { evaluate } from '../../runtime/engine.ts';
+import { evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { LABEL_NODE_ID } from '../core/names.ts';

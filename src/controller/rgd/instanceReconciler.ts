@@ -20,7 +20,7 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
-import { customConditionsWith, evaluate } from '../../runtime/engine.ts';
+import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
@@ -182,7 +182,10 @@ export class InstanceReconciler {
     const interest = newInterest();
     const inst = this.deps.instances.get(api, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
-    if (isSuspended(inst.metadata.annotations)) return { kind: 'converged', reason: 'Suspended', interest };
+    if (isSuspended(inst.metadata.annotations)) {
+      await this.markSuspended(api, inst);
+      return { kind: 'converged', reason: 'Suspended', interest };
+    }
     const identity = identityOf(api, inst);
     const acting = this.actingAs(api, identity);
     if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
@@ -454,6 +457,30 @@ export class InstanceReconciler {
     const authored = customInstanceConditions(prev, custom, gen, now);
     if (authored.degraded) state = 'ERROR';
     return { fields, conditions: authored.conditions, state };
+  }
+
+  /**
+   * A suspended instance (design/rgd.md §20.4) says so as kro does: ResourcesReady and Ready False with
+   * reason ReconciliationSuspended, state IN_PROGRESS, the projected fields as they were. Nothing else
+   * is read or written; once written, the status matches and a pass writes nothing.
+   */
+  private async markSuspended(api: InstanceApi, inst: KubeObject): Promise<void> {
+    const prev = parseConditions(inst as unknown as Record<string, unknown>);
+    const conditions = instanceConditions(
+      prev,
+      {
+        managed: { status: 'True', reason: 'Managed', message: KRO_MESSAGES.managed },
+        resolved: { status: 'True', reason: 'Resolved', message: KRO_MESSAGES.resolved },
+        resourcesReady: {
+          status: 'False',
+          reason: 'ReconciliationSuspended',
+          message: KRO_MESSAGES.suspended,
+        },
+      },
+      inst.metadata.generation ?? 0,
+      () => this.now(),
+    );
+    await this.writeStatus(api, inst, { fields: previousFields(inst), conditions, state: 'IN_PROGRESS' });
   }
 
   private async writeStatus(api: InstanceApi, inst: KubeObject, status: InstanceStatus): Promise<void> {

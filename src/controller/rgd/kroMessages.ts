@@ -20,6 +20,8 @@ export const KRO_MESSAGES = {
   deleting: 'deleting resources',
   /** ResourcesReady=Unknown, reason UnderDeletion: a delete failed. */
   deletionBlocked: 'deletion blocked: ',
+  /** ResourcesReady=False and Ready=False, reason ReconciliationSuspended. */
+  suspended: 'reconciliation suspended via kro.run/reconcile annotation',
   /** The root Ready=True (reason Ready): kro writes no message. */
   ready: '',
   /** RGD GraphAccepted=True, reason Valid. */

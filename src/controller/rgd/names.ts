@@ -58,9 +58,13 @@ export function applySetId(name: string, namespace: string, kind: string, group:
   return `applyset-${digest}-v1`;
 }
 
-/** True when the instance carries `kro.run/reconcile: suspended`. */
+/**
+ * True when the instance carries `kro.run/reconcile: suspended`, or kro 0.9.0's `disabled`, in any
+ * letter case, as kro reads it.
+ */
 export function isSuspended(annotations: Record<string, string> | undefined): boolean {
-  return annotations?.[ANNOTATION_RECONCILE] === 'suspended';
+  const value = annotations?.[ANNOTATION_RECONCILE]?.toLowerCase();
+  return value === 'suspended' || value === 'disabled';
 }
 
 /** The manager of the instance's own metadata (labels, ApplySet annotations, finalizer). */

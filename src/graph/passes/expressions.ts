@@ -6,7 +6,7 @@
  * templates). References are resolved by ./references.ts.
  */
 import { listReferences, parse as parseCel } from '../../cel/index.ts';
-import { ExprCodes, formatPath, type PathSegment, scanValue } from '../../expr/index.ts';
+import { ExprCodes, formatPath, isStandalone, type PathSegment, scanValue } from '../../expr/index.ts';
 import { extractReferences } from '../celRefs.ts';
 import { GraphCode } from '../codes.ts';
 import { splitApiVersion } from '../kinds.ts';
@@ -359,12 +359,6 @@ export function compileSlot(
   });
   if (ctx.diagnostics.length > errorsBefore) slotsWithErrors.add(slot);
   return slot;
-}
-
-/** True when the value is exactly one `${…}` with nothing around it. */
-export function isStandalone(value: string): boolean {
-  const s = scanValue(value);
-  return s.ok && s.value.kind === 'standalone';
 }
 
 function isIdentityPath(d: Draft | undefined, path: readonly (string | number)[]): boolean {

@@ -4,9 +4,9 @@
  * dynamic types, kind resolution and scope rules, ref selectors and the patch payload rules (design/graph.md §13).
  */
 import { closest } from '../../diag/suggest.ts';
+import { isStandalone } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { YEntry, YMap } from '../yamlTree.ts';
-import { isStandalone } from './expressions.ts';
 import { type CompilerState, type Draft, nodePath } from './state.ts';
 import { readWatch } from './watch.ts';
 import { entryOf, str } from './yamlAccess.ts';

@@ -8,9 +8,10 @@
  * example writes it under `metadata`. Both spellings are accepted, never both at once, and the same goes
  * for the namespace. A watch has no name: one named object is a `ref`.
  */
+
+import { isStandalone } from '../../expr/index.ts';
 import { GraphCode } from '../codes.ts';
 import type { YEntry, YMap } from '../yamlTree.ts';
-import { isStandalone } from './expressions.ts';
 import { type CompilerState, type Draft, nodePath } from './state.ts';
 import { entryOf } from './yamlAccess.ts';
 

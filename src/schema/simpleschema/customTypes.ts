@@ -6,16 +6,11 @@
 
 import { isRecord } from '../../diag/record.ts';
 import { SchemaCode } from '../codes.ts';
-import type { OpenAPISchema } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
-import { type CustomTypeTable, FieldConverter } from './fieldConverter.ts';
+import { type CustomTypeTable, FieldConverter, type ResolvedCustomType } from './fieldConverter.ts';
 import { customTypeNames, parseTypeExpr, splitField } from './typeExpr.ts';
 
-export interface ResolvedCustomType {
-  schema: OpenAPISchema;
-  /** The alias was declared with `required=true`: every field using it is required. */
-  required: boolean;
-}
+export type { ResolvedCustomType } from './fieldConverter.ts';
 
 const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BUILTIN = new Set(['string', 'integer', 'boolean', 'float', 'object', 'map']);

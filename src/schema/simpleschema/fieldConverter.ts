@@ -10,12 +10,18 @@ import { SchemaCode } from '../codes.ts';
 import { type OpenAPISchema, unknownFieldsSchema } from '../openapi.ts';
 import { childPath, type DiagnosticSink } from '../report.ts';
 import { applyMarkers } from './applyMarkers.ts';
-import type { ResolvedCustomType } from './customTypes.ts';
 import { parseMarkers } from './markers.ts';
 import { parseTypeExpr, splitField, type TypeExpr } from './typeExpr.ts';
 
 export interface ConvertedField {
   schema: OpenAPISchema;
+  required: boolean;
+}
+
+/** A custom type of `spec.schema.types`, resolved (customTypes.ts). */
+export interface ResolvedCustomType {
+  schema: OpenAPISchema;
+  /** The alias was declared with `required=true`: every field using it is required. */
   required: boolean;
 }
 

@@ -3,8 +3,10 @@
  * The chart's RBAC is enough: charts/kgraph installed with the real Helm CLI (0 replicas: no pod runs
  * here), then `kgraph controller` run out of cluster with a TokenRequest token of the chart's
  * ServiceAccount converges a Graph (writes through the impersonated Graph ServiceAccount) and an RGD
- * with an instance (its CRD and child written with the controller's own, aggregated, rights). A control
- * plane of its own, so no other test's controller serves these RGDs.
+ * with an instance (its CRD and child written with the controller's own, aggregated, rights) and a planes
+ * blueprint served to a consumer cluster (a second control plane). The rights the API server reports for
+ * that ServiceAccount are kept equal to controllerRights.txt, the list of what the controller uses. A
+ * control plane of its own, so no other test's controller serves these RGDs.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { serviceAccountKubeconfig } from '../../../src/controller/planes/consumerSide.ts';
 import { isApiError } from '../../../src/kube/index.ts';
 import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 import { RestClient } from '../../../src/kube/rest.ts';
@@ -21,6 +24,20 @@ import { repoRoot } from '../../../src/localplane/localControlPlane.ts';
 import { freePort, spawnController, waitReadyz } from '../../support/controllerProcess.ts';
 import { dedicatedControlPlane } from '../../support/controlPlane.ts';
 import { eventually } from '../../support/kube.ts';
+import {
+  apply,
+  blueprint,
+  type Consumer,
+  cmT,
+  grantPublished,
+  instanceOf,
+  ns as namespaceObject,
+  type Planes,
+  SUBJECT,
+  serviceAccountClient,
+  waitEntry,
+} from '../planes/support.ts';
+import { grantedRights, rightsList } from './grantedRights.ts';
 
 const run = promisify(execFile);
 const ns = 'kgraph-system';
@@ -30,6 +47,7 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
   let admin: RestClient;
   let asController: RestClient;
   let controller: ChildProcess | undefined;
+  let planes: Planes | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'kgraph-chart-rbac-'));
 
   before(async () => {
@@ -37,13 +55,18 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
-    const cp = await dedicatedControlPlane({ workloads: false });
+    const [cp, consumerCp] = await Promise.all([
+      dedicatedControlPlane({ workloads: false }),
+      dedicatedControlPlane({ workloads: false }),
+    ]);
     admin = new RestClient(cp.kc);
     await run(
       helm,
       ['install', 'kgraph', join(repoRoot, 'charts', 'kgraph'), '-n', ns, '--create-namespace'].concat([
         '--set',
         'deployment.replicaCount=0',
+        '--set',
+        'controllers.planes.enabled=true',
       ]),
       {
         env: {
@@ -107,8 +130,43 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
       subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: apps }],
     } as KubeObject);
 
+    // The consumer cluster, registered as the planes tests register theirs (design/planes.md §10.2).
+    const management = { cp, admin };
+    const consumer: Consumer = {
+      cp: consumerCp,
+      admin: new RestClient(consumerCp.kc),
+      name: 'consumer-1',
+      subject: `system:serviceaccount:${SUBJECT.namespace}:${SUBJECT.name}`,
+    };
+    planes = { management, host: management, consumers: [consumer] };
+    const consumerKubeconfig = await serviceAccountKubeconfig(consumer.admin, SUBJECT, 7200);
+    await admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'consumer-1-kubeconfig', namespace: ns },
+      data: { kubeconfig: Buffer.from(consumerKubeconfig).toString('base64') },
+    });
+    await apply(admin, {
+      apiVersion: 'krop.opendefense.cloud/v1alpha1',
+      kind: 'ConsumerCluster',
+      metadata: { name: consumer.name },
+      // `{}` selects every blueprint (an absent selector selects none).
+      spec: {
+        kubeconfigSecretRef: { name: 'consumer-1-kubeconfig', key: 'kubeconfig' },
+        blueprintSelector: {},
+      },
+    });
+    await apply(consumer.admin, namespaceObject(apps));
+
     const port = await freePort();
-    controller = spawnController(kubeconfig, port, ['--leader-elect', '--leader-election-namespace', ns]);
+    controller = spawnController(kubeconfig, port, [
+      '--leader-elect',
+      '--leader-election-namespace',
+      ns,
+      '--planes',
+      '--planes-namespace',
+      ns,
+    ]);
     await waitReadyz(port, 'the controller as the chart ServiceAccount', 120_000);
   });
 
@@ -116,6 +174,7 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
     controller?.kill('SIGTERM');
     asController?.close();
     admin?.close();
+    for (const c of planes?.consumers ?? []) c.admin.close();
   });
 
   it('is really restricted: it may not write a Secret itself', async () => {
@@ -208,5 +267,49 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
       60_000,
     );
     assert.equal((cm.data as Record<string, string>).text, 'from-the-chart-rbac');
+  });
+
+  it('serves a planes blueprint to a consumer cluster', async () => {
+    const p = planes as Planes;
+    const consumer = p.consumers[0] as Consumer;
+    await apply(
+      admin,
+      blueprint(
+        'planegreeting',
+        'PlaneGreeting',
+        [{ id: 'cm', template: cmT('${schema.metadata.name}-plane', { text: '${schema.spec.text}' }) }],
+        { spec: { text: 'string' } },
+      ),
+    );
+    await grantPublished(p, consumer, 'planegreeting');
+    await waitEntry(p, consumer, 'planegreeting');
+    await apply(consumer.admin, instanceOf('PlaneGreeting', 'hi', apps, { text: 'from-the-chart-rbac' }));
+    const cm = await eventually(
+      "the planes instance's ConfigMap in the consumer cluster",
+      () =>
+        consumer.admin.getOrUndefined({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: apps,
+          name: 'hi-plane',
+        }),
+      90_000,
+    );
+    assert.equal((cm.data as Record<string, string>).text, 'from-the-chart-rbac');
+  });
+
+  it('grants exactly the rights the controller uses (controllerRights.txt)', async () => {
+    const bare = await serviceAccountClient(admin, { namespace: ns, name: 'no-rights' });
+    try {
+      const granted = await grantedRights(asController, bare, ns, apps);
+      const listed = rightsList(join(repoRoot, 'test', 'integration', 'install', 'controllerRights.txt'));
+      assert.deepEqual(
+        granted,
+        listed,
+        `the chart's grants differ from controllerRights.txt; granted:\n${granted.join('\n')}`,
+      );
+    } finally {
+      bare.close();
+    }
   });
 });

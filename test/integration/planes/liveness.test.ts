@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { livenessRecordName, qualifiedName } from '../../../src/controller/planes/naming.ts';
-import type { Connection } from '../../../src/controller/planes/served.ts';
+import type { Connection } from '../../../src/controller/planes/published.ts';
 import type { SweepReport } from '../../../src/controller/planes/sweeper.ts';
 import { isApiError, type KubeObject } from '../../../src/kube/index.ts';
 import { waitCrdEstablished } from '../../support/kube.ts';

@@ -12,7 +12,7 @@ import { generatedRoles } from '../../../src/controller/planes/claims.ts';
 import { bindRole, serviceAccountKubeconfig } from '../../../src/controller/planes/consumerSide.ts';
 import { PlanesController } from '../../../src/controller/planes/controller.ts';
 import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
-import type { PlaneTimings } from '../../../src/controller/planes/names.ts';
+import type { PlaneTimings } from '../../../src/controller/planes/kropApi.ts';
 import type { SweepAuthority } from '../../../src/controller/planes/sweeper.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import { KubeConfig } from '../../../src/kube/kubeconfig.ts';

@@ -175,7 +175,8 @@ describe('a cluster-scoped RGD whose instances run as a ServiceAccount in a name
     );
     const ok = await waitClusterState('ElsewhereCopy', 'copy', 'ACTIVE');
     assert.equal((ok.status as { copied?: unknown }).copied, 'copy-out');
-    assert.equal((await cmData(client, f.ns, 'copy-out'))?.password, b64(PASSWORD));
+    // string() of a Secret's data decodes it: the schema says format: byte (as kro converts it).
+    assert.equal((await cmData(client, f.ns, 'copy-out'))?.password, PASSWORD);
 
     // Deleting the instance deletes its child as the ServiceAccount (which may delete ConfigMaps).
     // Gone is judged by UID: an object of the same name with another UID is not the one deleted.

@@ -290,9 +290,27 @@ describe('RGD instances', () => {
       client,
       instance(f, 'Susp', 'sp', { v: 'b' }, { annotations: { 'kro.run/reconcile': 'suspended' } }),
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    // As kro says it: ResourcesReady and Ready False, reason ReconciliationSuspended, state IN_PROGRESS.
+    const suspended = await eventually('the instance says it is suspended', async () => {
+      const o = await getInstance(client, f, 'Susp', 'sp');
+      return conditionOf(o, 'Ready')?.reason === 'ReconciliationSuspended' ? o : undefined;
+    });
+    for (const type of ['ResourcesReady', 'Ready']) {
+      const c = conditionOf(suspended, type) as { status?: string; message?: string } | undefined;
+      assert.equal(c?.status, 'False', type);
+      assert.equal(c?.message, 'reconciliation suspended via kro.run/reconcile annotation', type);
+    }
+    assert.equal((suspended?.status as { state?: string } | undefined)?.state, 'IN_PROGRESS');
     await controller.idle();
     assert.equal((await cmData(client, f.ns, 'sp-c'))?.v, 'a', 'no change while suspended');
+    // kro 0.9.0's value, in any letter case, suspends too.
+    await applyInstance(
+      client,
+      instance(f, 'Susp', 'sp', { v: 'c' }, { annotations: { 'kro.run/reconcile': 'Disabled' } }),
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    await controller.idle();
+    assert.equal((await cmData(client, f.ns, 'sp-c'))?.v, 'a', 'no change while disabled');
     await applyInstance(
       client,
       instance(f, 'Susp', 'sp', { v: 'b' }, { annotations: { 'kro.run/reconcile': 'active' } }),

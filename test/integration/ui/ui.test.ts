@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { offlineUiSource } from '../../../src/cli/commands/ui.ts';
-import { loadDocuments, planDocuments } from '../../../src/cli/commands/up.ts';
+import { loadDocuments, planDocuments } from '../../../src/cli/up/documents.ts';
 import { waitForCrd } from '../../../src/controller/core/crdReady.ts';
 import { GraphController } from '../../../src/controller/graph/controller.ts';
 import { installGraphCrd } from '../../../src/controller/graph/crd.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { waitForInstances } from '../../../src/cli/commands/upRgd.ts';
+import { waitForInstances } from '../../../src/cli/up/rgd.ts';
 import type { RestClient } from '../../../src/kube/rest.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 

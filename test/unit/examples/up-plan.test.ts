@@ -5,13 +5,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  formatReport,
-  graphProgress,
-  loadDocuments,
-  parseDuration,
-  planDocuments,
-} from '../../../src/cli/commands/up.ts';
+import { parseDuration } from '../../../src/cli/duration.ts';
+import { loadDocuments, planDocuments } from '../../../src/cli/up/documents.ts';
+import { formatReport, graphProgress } from '../../../src/cli/up/report.ts';
 import type { KubeObject } from '../../../src/kube/types.ts';
 
 const examples = join(import.meta.dirname, '../../../examples');

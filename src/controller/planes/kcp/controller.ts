@@ -15,9 +15,9 @@ import { APIS_KCP_V1ALPHA1, APIS_KCP_V1ALPHA2, exportEndpointURLs } from '../../
 import { waitForCrd } from '../../core/crdReady.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { blueprintCrd } from '../crds.ts';
-import { FINALIZER_INSTANCE, REGISTRAR_MANAGER } from '../names.ts';
+import { FINALIZER_INSTANCE, REGISTRAR_MANAGER } from '../kropApi.ts';
+import type { Connection, PublishedBlueprint } from '../published.ts';
 import type { PublishAnswer } from '../registrar.ts';
-import type { Connection, PublishedBlueprint } from '../served.ts';
 import type { SweepAuthority } from '../sweeper.ts';
 import { type PlanesCommonOptions, PlanesParts, watchBlueprints } from '../wiring.ts';
 import { BindingClaimAccess } from './access.ts';

@@ -16,10 +16,15 @@ import {
   type KcpPermissionClaim,
 } from '../../../kube/kcp.ts';
 import { publishedClaim, type TypedClaim } from '../claims.ts';
-import { ANNOTATION_BLUEPRINT, ANNOTATION_SPEC_HASH, LABEL_BLUEPRINT, REGISTRAR_MANAGER } from '../names.ts';
+import {
+  ANNOTATION_BLUEPRINT,
+  ANNOTATION_SPEC_HASH,
+  LABEL_BLUEPRINT,
+  REGISTRAR_MANAGER,
+} from '../kropApi.ts';
 import { safeLabelValue } from '../naming.ts';
+import type { PublishedBlueprint } from '../published.ts';
 import type { PublishAnswer } from '../registrar.ts';
-import type { PublishedBlueprint } from '../served.ts';
 
 /** A derived claim with the identity hash kcp needs. */
 export interface KcpClaim extends TypedClaim {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient } from '../../../kube/index.ts';
 import { APIS_KCP_V1ALPHA2, bindingView, clientAt, clusterOf } from '../../../kube/kcp.ts';
 import { errorMessage } from '../../core/errors.ts';
-import type { Connection, PublishedBlueprint } from '../served.ts';
+import type { Connection, PublishedBlueprint } from '../published.ts';
 
 /** The informer key of an object read through a wildcard request: cluster, namespace, name. */
 export function clusterKey(cluster: string, namespace: string | undefined, name: string): string {

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { bindingAccepts } from '../../../../src/controller/planes/kcp/access.ts';
 import { KcpPlanesController } from '../../../../src/controller/planes/kcp/controller.ts';
 import { apiExport, apiResourceSchema, schemaName } from '../../../../src/controller/planes/kcp/publish.ts';
-import type { PublishedBlueprint } from '../../../../src/controller/planes/served.ts';
+import type { PublishedBlueprint } from '../../../../src/controller/planes/published.ts';
 import { bindingView, type KcpBindingView } from '../../../../src/kube/kcp.ts';
 import { KubeConfig } from '../../../../src/kube/kubeconfig.ts';
 import { RestClient } from '../../../../src/kube/rest.ts';

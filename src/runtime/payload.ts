@@ -42,7 +42,7 @@ export type Vars = Readonly<Record<string, unknown>>;
 
 /**
  * The evaluation is written as generators that yield after every CEL expression, so a driver can
- * return to the event loop between expressions (./engine.ts `evaluateSliced`); `evaluate` drains them.
+ * return to the event loop between expressions (./evaluate.ts `evaluateSliced`); `evaluate` drains them.
  */
 export type Steps<T> = Generator<undefined, T, undefined>;
 

@@ -10,7 +10,7 @@ import { kubectlName, kubectlNameIn, kubectlType } from '../../diag/objectName.t
 import { KRO_API_VERSION } from '../../graph/kroApi.ts';
 import type { RestClient } from '../../kube/rest.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { formatInstance } from './get.ts';
+import { formatInstance } from '../commands/get.ts';
 
 interface Doc {
   file: string;

@@ -5,6 +5,7 @@
  * `node*.ts` of its own, as kro's pkg/runtime splits node_*.go.
  */
 
+import type { OpenApiSchema } from '../cel/types/openapi.ts';
 import { asRecord } from '../diag/record.ts';
 import type { CompiledGraph } from '../graph/model.ts';
 import {
@@ -14,10 +15,10 @@ import {
   hasCustomConditions,
 } from './conditions.ts';
 import { DEFAULT_MAX_COLLECTION_SIZE } from './forEach.ts';
-import { celHost, type EngineHost } from './host.ts';
+import { celHost, type EngineHost, withKindSchemas } from './host.ts';
 import type { KubeObject } from './observed.ts';
 import type { EvaluateInput, Pass } from './pass.ts';
-import type { Steps } from './render.ts';
+import type { Steps } from './payload.ts';
 import { projectStatus } from './statusProjection.ts';
 import type { EvaluationResult } from './types.ts';
 import { runFrame } from './walk.ts';
@@ -31,9 +32,23 @@ export interface EvaluateOptions {
 
 let sharedHost: EngineHost | undefined;
 
-function defaultHost(): EngineHost {
+/** Hosts of graphs that carry kind schemas, one per compiled graph (collected with it). */
+const schemaHosts = new WeakMap<CompiledGraph, EngineHost>();
+
+/** The shared CEL host, converting what the graph reads by the kinds' schemas when the compiler had them. */
+function defaultHost(compiled: CompiledGraph): EngineHost {
   sharedHost ??= celHost();
-  return sharedHost;
+  const schemas = compiled.kindSchemas;
+  if (!schemas) return sharedHost;
+  let host = schemaHosts.get(compiled);
+  if (!host) {
+    host = withKindSchemas(
+      sharedHost,
+      (apiVersion, kind) => schemas.get(`${apiVersion}/${kind}`) as OpenApiSchema | undefined,
+    );
+    schemaHosts.set(compiled, host);
+  }
+  return host;
 }
 
 /** Evaluates a compiled graph against the observed state (synchronously, to the end). */
@@ -82,7 +97,7 @@ function* evaluationSteps(
   input: EvaluateInput,
   options: EvaluateOptions,
 ): Steps<EvaluationResult> {
-  const host = options.host ?? defaultHost();
+  const host = options.host ?? defaultHost(compiled);
   const instanceMeta = input.instance ? asRecord(input.instance.metadata) : undefined;
   const instanceNs =
     instanceMeta && typeof instanceMeta.namespace === 'string' ? instanceMeta.namespace : undefined;
@@ -163,7 +178,7 @@ export function customConditionsWith(
 ): CustomConditionsResult | undefined {
   const scope = (result as unknown as Record<symbol, Record<string, unknown> | undefined>)[SCOPE];
   if (compiled.rgd === undefined || scope === undefined) return undefined;
-  const host = options.host ?? defaultHost();
+  const host = options.host ?? defaultHost(compiled);
   const { apiVersion, kind } = instance;
   const type = typeof apiVersion === 'string' && typeof kind === 'string' ? { apiVersion, kind } : undefined;
   const withBuiltins = {

@@ -4,11 +4,11 @@
  * its pid and the address it actually serves on in `<data-dir>/ui.json` once it listens, so `up`
  * prints that address, a later `up` reuses the running page, and `down` stops it.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KgraphError } from '../../diag/diagnostic.ts';
-import { repoRoot } from '../../localplane/localControlPlane.ts';
+import { pidAlive } from '../../localplane/childProcess.ts';
+import { spawnDetachedKgraph } from './detached.ts';
 
 export interface UiRecord {
   pid: number;
@@ -17,20 +17,11 @@ export interface UiRecord {
 
 export const uiRecordPath = (dataDir: string): string => join(dataDir, 'ui.json');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The page a detached `kgraph ui` of this data dir serves, if that process still runs. */
 export function runningUi(dataDir: string): UiRecord | undefined {
   try {
     const r = JSON.parse(readFileSync(uiRecordPath(dataDir), 'utf8')) as Partial<UiRecord>;
-    return typeof r.pid === 'number' && typeof r.url === 'string' && alive(r.pid)
+    return typeof r.pid === 'number' && typeof r.url === 'string' && pidAlive(r.pid)
       ? { pid: r.pid, url: r.url }
       : undefined;
   } catch {
@@ -48,24 +39,10 @@ export async function startDetachedUi(
 ): Promise<UiRecord> {
   const record = uiRecordPath(dataDir);
   rmSync(record, { force: true });
-  const fd = openSync(logFile, 'a');
-  const child = spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'bin', 'kgraph.js'),
-      'ui',
-      '--kubeconfig',
-      kubeconfig,
-      '--addr',
-      addr,
-      '--record',
-      record,
-    ],
-    { detached: true, stdio: ['ignore', fd, fd] },
+  const pid = spawnDetachedKgraph(
+    ['ui', '--kubeconfig', kubeconfig, '--addr', addr, '--record', record],
+    logFile,
   );
-  closeSync(fd);
-  child.unref();
-  const pid = child.pid;
   if (pid === undefined) throw new KgraphError('KG6084', 'could not start the kgraph ui process');
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -73,10 +50,10 @@ export async function startDetachedUi(
       const r = runningUi(dataDir);
       if (r) return r;
     }
-    if (!alive(pid)) break;
+    if (!pidAlive(pid)) break;
     await new Promise((res) => setTimeout(res, 100));
   }
-  if (alive(pid)) process.kill(pid, 'SIGTERM');
+  if (pidAlive(pid)) process.kill(pid, 'SIGTERM');
   throw new KgraphError(
     'KG6084',
     `kgraph ui did not start serving within ${timeoutMs / 1000}s (log: ${logFile})`,
@@ -89,8 +66,8 @@ export async function stopUi(dataDir: string): Promise<UiRecord | undefined> {
   if (r) {
     process.kill(r.pid, 'SIGTERM');
     const deadline = Date.now() + 10_000;
-    while (alive(r.pid) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
-    if (alive(r.pid)) process.kill(r.pid, 'SIGKILL');
+    while (pidAlive(r.pid) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    if (pidAlive(r.pid)) process.kill(r.pid, 'SIGKILL');
   }
   rmSync(uiRecordPath(dataDir), { force: true });
   return r;

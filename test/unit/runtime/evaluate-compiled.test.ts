@@ -11,7 +11,7 @@ import {
   observedFromObjects,
 } from '../../../src/runtime/index.ts';
 
-/** The same engine rules as engine.test.ts, on Graphs compiled by the real compiler from YAML fixtures. */
+/** The same engine rules as evaluate.test.ts, on Graphs compiled by the real compiler from YAML fixtures. */
 const file = join(import.meta.dirname, '../../fixtures/runtime/rules.yaml');
 const graphs = new Map<string, CompiledGraph>();
 
