@@ -1,8 +1,8 @@
 /**
  * Writes the generated files of the Helm chart (charts/kgraph) from their one source each:
  *
- *   crds/*.yaml         the Graph and RGD CRDs copied byte for byte from deploy/crds/ (themselves generated
- *                       from graphCrd() and rgdCrd()), and the planes CRDs from blueprintCrd() and
+ *   crds/*.yaml         the Graph, RGD and GraphRevision CRDs copied byte for byte from deploy/crds/ (themselves generated
+ *                       from graphCrd(), rgdCrd() and graphRevisionCrd()), and the planes CRDs from blueprintCrd() and
  *                       consumerClusterCrd(), the objects `kgraph controller --planes` installs
  *   values.schema.json  from values.yaml: each value's type from its default, plus the enums, patterns
  *                       and free-form objects listed below
@@ -49,6 +49,7 @@ const CONSTRAINTS: Record<string, Record<string, unknown>> = {
   'config.healthProbeBindAddress': BIND_ADDRESS,
   'config.graphConcurrentReconciles': { minimum: 1 },
   'config.dynamicControllerConcurrentReconciles': { minimum: 1 },
+  'config.rgdMaxGraphRevisions': { minimum: 0 },
   'config.logLevel': { enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] },
   'config.logEncoder': { enum: ['json', 'console'] },
   'metrics.service.type': { enum: ['ClusterIP', 'NodePort', 'LoadBalancer'] },

@@ -29,6 +29,7 @@ interface ControllerCliOptions {
   rgdSelector?: string;
   rgdConcurrency: string;
   deleteRgdCrds?: boolean;
+  rgdMaxGraphRevisions: string;
   planes?: boolean;
   planesKcp?: boolean;
   hostKubeconfig?: string;
@@ -64,6 +65,7 @@ export function registerControllerCommand(program: Command): void {
       '--delete-rgd-crds',
       "delete an RGD's generated CRD (and so its instances) when the RGD is deleted",
     )
+    .option('--rgd-max-graph-revisions <n>', 'GraphRevisions kept per RGD, newest first (0 keeps all)', '5')
     .option(
       '--planes',
       'also serve krop multi-plane blueprints to registered consumer clusters (docs/planes.md)',
@@ -116,6 +118,9 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
     throw new Error('--single-replica and --leader-elect exclude each other: the Lease decides who sweeps');
   const concurrency = positiveInteger(opts.concurrency, '--concurrency');
   const rgdConcurrency = positiveInteger(opts.rgdConcurrency, '--rgd-concurrency');
+  const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);
+  if (!Number.isInteger(maxGraphRevisions) || maxGraphRevisions < 0)
+    throw new Error('--rgd-max-graph-revisions must be a non-negative integer');
   if (!opts.graphs && !opts.rgds && !opts.planes)
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
@@ -132,6 +137,7 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
           rgds: {
             concurrency: rgdConcurrency,
             deleteCrds: opts.deleteRgdCrds === true,
+            maxGraphRevisions,
             ...(opts.rgdSelector ? { selector: opts.rgdSelector } : {}),
           },
         }

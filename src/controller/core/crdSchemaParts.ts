@@ -53,9 +53,13 @@ export interface KroCrdParts {
   /** The `spec` schema; `spec` is required. */
   spec: Record<string, unknown>;
   status: Record<string, unknown>;
+  /** @default 'kro.run' */
+  group?: string;
+  /** Fields a list may select on (`--field-selector`), e.g. `.spec.snapshot.name`. */
+  selectableFields?: string[];
 }
 
-/** A `kro.run` CRD, version v1alpha1 with a status subresource, labelled as part of kgraph. */
+/** A `kro.run` (or `internal.kro.run`) CRD, version v1alpha1 with a status subresource, labelled as part of kgraph. */
 export function kroCrd(parts: KroCrdParts): {
   apiVersion: string;
   kind: string;
@@ -67,7 +71,7 @@ export function kroCrd(parts: KroCrdParts): {
     kind: 'CustomResourceDefinition',
     metadata: { name: parts.name, labels: { 'app.kubernetes.io/part-of': 'kgraph' } },
     spec: {
-      group: 'kro.run',
+      group: parts.group ?? 'kro.run',
       scope: parts.scope,
       names: parts.names,
       versions: [
@@ -76,6 +80,9 @@ export function kroCrd(parts: KroCrdParts): {
           served: true,
           storage: true,
           subresources: { status: {} },
+          ...(parts.selectableFields
+            ? { selectableFields: parts.selectableFields.map((jsonPath) => ({ jsonPath })) }
+            : {}),
           additionalPrinterColumns: parts.printerColumns,
           schema: {
             openAPIV3Schema: {

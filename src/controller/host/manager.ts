@@ -29,6 +29,8 @@ export interface Runnable {
   idle?(): boolean;
   /** The controller's Prometheus registry, when it has one of its own. */
   readonly registry: Registry | undefined;
+  /** Series only this controller has (rendered even when its `registry` is not: the RGD's revisions). */
+  readonly ownSeries?: Registry;
 }
 
 export interface GraphsOptions {
@@ -43,6 +45,8 @@ export interface RgdsOptions {
   concurrency?: number;
   /** Delete an RGD's generated CRD (and so its instances) when the RGD is deleted. @default false */
   deleteCrds?: boolean;
+  /** GraphRevisions kept per RGD, newest first; 0 keeps all. @default 5 */
+  maxGraphRevisions?: number;
 }
 
 export interface PlanesOptions {
@@ -239,7 +243,8 @@ export class Manager {
     const byName = new Map(this.runnables.map((r) => [r.name, r.registry]));
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
-    return [controller, planes].filter((r): r is Registry => r !== undefined);
+    const own = this.runnables.map((r) => r.ownSeries);
+    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
   }
 }
 
@@ -273,10 +278,11 @@ async function rgdRunnable(
     ...(rgds.selector ? { rgdSelector: rgds.selector } : {}),
     concurrency: rgds.concurrency ?? 1,
     deleteCrds: rgds.deleteCrds === true,
+    ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
     installCrd: opts.installCrds ?? true,
     log: opts.log,
   });
-  return runnable('rgds', c, c.metrics.registry, () => c.isIdle());
+  return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
 }
 
 async function planesRunnable(

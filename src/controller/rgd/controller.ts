@@ -5,6 +5,7 @@
  * every child kind. Runs in the same process as the Graph controller (`kgraph controller`).
  */
 import pino, { type Logger } from 'pino';
+import { Registry } from 'prom-client';
 import {
   crdApiVersions,
   Informer,
@@ -26,6 +27,8 @@ import { installRgdCrd } from './crd.ts';
 import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
+import { revisionMetrics } from './revisionMetrics.ts';
+import { GraphRevisions } from './revisions.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
@@ -52,7 +55,12 @@ export interface RgdControllerOptions {
    */
   deleteCrds?: boolean;
   /**
-   * Apply the RGD CRD on start.
+   * GraphRevisions kept per RGD, newest first; 0 keeps all (design/rgd.md §19.5, kro's `--rgd-max-graph-revisions`).
+   * @default 5
+   */
+  maxGraphRevisions?: number;
+  /**
+   * Apply the RGD CRD (and the GraphRevision CRD) on start.
    * @default true
    */
   installCrd?: boolean;
@@ -85,6 +93,11 @@ export class RgdController {
   readonly client: RestClient;
   readonly log: Logger;
   readonly metrics: ControllerMetrics;
+  /**
+   * kro's GraphRevision counters (revisionMetrics.ts), in a registry of their own: `/metrics` renders only one of
+   * the Graph and RGD registries when both controllers run (they hold the same names), never these twice.
+   */
+  readonly revisionSeries = new Registry();
   readonly queue = new WorkQueue<string>();
   private readonly opts: RgdControllerOptions;
   private readonly watches: WatchSet;
@@ -148,6 +161,11 @@ export class RgdController {
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
     });
+    this.metrics = new ControllerMetrics(this.client.counters, {
+      queueDepth: () => this.queue.depth + this.server.queue.depth,
+      graphs: () => this.server.instanceCount(),
+      informers: () => this.watches.informerCount(),
+    });
     this.registrar = new RgdRegistrar({
       client: this.client,
       // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
@@ -165,11 +183,12 @@ export class RgdController {
       },
       log: this.log,
       deleteCrds: opts.deleteCrds ?? false,
-    });
-    this.metrics = new ControllerMetrics(this.client.counters, {
-      queueDepth: () => this.queue.depth + this.server.queue.depth,
-      graphs: () => this.server.instanceCount(),
-      informers: () => this.watches.informerCount(),
+      revisions: new GraphRevisions({
+        client: this.client,
+        log: this.log,
+        maxRevisions: opts.maxGraphRevisions ?? 5,
+        metrics: revisionMetrics(this.revisionSeries),
+      }),
     });
   }
 

@@ -10,7 +10,16 @@ import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { type InstallOptions, waitForCrd } from '../core/crdReady.ts';
 import { forEachSchema, freeObject, kroCrd, objectRefSchema, stringList } from '../core/crdSchemaParts.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
-import { RGD_CRD_NAME, RGD_KIND, RGD_PLURAL } from './names.ts';
+import {
+  GRAPH_REVISION_CRD_NAME,
+  GRAPH_REVISION_GROUP,
+  GRAPH_REVISION_KIND,
+  GRAPH_REVISION_PLURAL,
+  LABEL_GRAPH_REVISION_HASH,
+  RGD_CRD_NAME,
+  RGD_KIND,
+  RGD_PLURAL,
+} from './names.ts';
 
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
 const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
@@ -97,6 +106,40 @@ export const conditionsSchema = {
   },
 };
 
+/** An RGD's `spec` (also the `spec.snapshot.spec` of its GraphRevisions). */
+export function rgdSpecSchema(): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['schema'],
+    properties: {
+      schema: schemaSection(),
+      resources: { type: 'array', items: resourceSchema() },
+      // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
+      // the ServiceAccount (in that namespace; NAMESPACE/NAME for a cluster-scoped RGD)
+      // the instance reads and writes as.
+      defaultServiceAccounts: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+      },
+    },
+  };
+}
+
+/** `status.resources`: each resource's id and the ids it depends on (RGD and GraphRevision). */
+export const resourcesInfoSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      dependencies: {
+        type: 'array',
+        items: { type: 'object', properties: { id: { type: 'string' } } },
+      },
+    },
+  },
+};
+
 /** The RGD CRD as an object (what `kgraph install` and the controller apply). */
 export function rgdCrd(): KubeObject {
   return kroCrd({
@@ -117,48 +160,87 @@ export function rgdCrd(): KubeObject {
       { name: 'TOPOLOGICALORDER', type: 'string', priority: 1, jsonPath: '.status.topologicalOrder' },
       { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    spec: {
-      type: 'object',
-      required: ['schema'],
-      properties: {
-        schema: schemaSection(),
-        resources: { type: 'array', items: resourceSchema() },
-        // kgraph's extension (docs/rgd.md, "Trust model"): instance namespace or "*" →
-        // the ServiceAccount (in that namespace; NAMESPACE/NAME for a cluster-scoped RGD)
-        // the instance reads and writes as.
-        defaultServiceAccounts: {
-          type: 'object',
-          additionalProperties: { type: 'string' },
-        },
-      },
-    },
+    spec: rgdSpecSchema(),
     status: {
       type: 'object',
       properties: {
         state: { type: 'string' },
         topologicalOrder: stringList,
         conditions: conditionsSchema,
-        resources: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              dependencies: {
-                type: 'array',
-                items: { type: 'object', properties: { id: { type: 'string' } } },
-              },
-            },
-          },
-        },
+        resources: resourcesInfoSchema,
         lastIssuedRevision: { type: 'integer' },
       },
     },
   });
 }
 
-/** Applies the RGD CRD (server-side, forced) and waits until it is served. */
+/**
+ * The GraphRevision CRD (internal.kro.run/v1alpha1, cluster-scoped, short name `gr`, design/rgd.md §19.5):
+ * kro's shape, so kro's tooling and manifests read kgraph's revisions. The spec is immutable as a whole;
+ * lists select by `spec.snapshot.name` (the RGD's name, which outlives a deleted and re-created RGD).
+ */
+export function graphRevisionCrd(): KubeObject {
+  return kroCrd({
+    name: GRAPH_REVISION_CRD_NAME,
+    group: GRAPH_REVISION_GROUP,
+    scope: 'Cluster',
+    names: {
+      plural: GRAPH_REVISION_PLURAL,
+      singular: 'graphrevision',
+      kind: GRAPH_REVISION_KIND,
+      listKind: `${GRAPH_REVISION_KIND}List`,
+      shortNames: ['gr'],
+    },
+    printerColumns: [
+      { name: 'RGD', type: 'string', priority: 1, jsonPath: '.spec.snapshot.name' },
+      { name: 'REVISION', type: 'integer', jsonPath: '.spec.revision' },
+      {
+        name: 'HASH',
+        type: 'string',
+        priority: 1,
+        jsonPath: `.metadata.labels.${LABEL_GRAPH_REVISION_HASH.replaceAll('.', '\\.')}`,
+      },
+      { name: 'READY', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    selectableFields: ['.spec.snapshot.name'],
+    spec: {
+      type: 'object',
+      required: ['revision', 'snapshot'],
+      properties: {
+        revision: { type: 'integer', format: 'int64', minimum: 1 },
+        snapshot: {
+          type: 'object',
+          required: ['name', 'generation', 'spec'],
+          properties: {
+            name: { type: 'string' },
+            generation: { type: 'integer', format: 'int64' },
+            spec: rgdSpecSchema(),
+          },
+        },
+      },
+      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+    },
+    status: {
+      type: 'object',
+      properties: {
+        topologicalOrder: stringList,
+        conditions: conditionsSchema,
+        resources: resourcesInfoSchema,
+      },
+    },
+  });
+}
+
+/**
+ * Applies the RGD CRD and the GraphRevision CRD that goes with it (server-side, forced) and waits until
+ * both are served; returns the RGD CRD.
+ */
 export async function installRgdCrd(client: RestClient, opts: InstallOptions = {}): Promise<KubeObject> {
-  await client.apply(rgdCrd(), { fieldManager: opts.fieldManager ?? CONTROLLER_MANAGER, force: true });
-  return waitForCrd(client, RGD_CRD_NAME, opts.timeoutMs ?? 60_000);
+  const fieldManager = opts.fieldManager ?? CONTROLLER_MANAGER;
+  await client.apply(rgdCrd(), { fieldManager, force: true });
+  await client.apply(graphRevisionCrd(), { fieldManager, force: true });
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  await waitForCrd(client, GRAPH_REVISION_CRD_NAME, timeoutMs);
+  return waitForCrd(client, RGD_CRD_NAME, timeoutMs);
 }

@@ -30,4 +30,8 @@ export const KRO_MESSAGES = {
   kindReady: (kind: string) => `kind ${kind} has been accepted and ready`,
   /** RGD ControllerReady=True, reason Running. */
   controllerRunning: 'controller is running',
+  /** RGD GraphRevisionsResolved=True, reason Resolved. */
+  revisionResolved: (revision: number) => `revision ${revision} compiled and active`,
+  /** RGD GraphRevisionsResolved=Unknown, reason WaitingForGraphRevisionSettlement. */
+  revisionsSettling: 'waiting for terminating graph revisions to settle',
 } as const;

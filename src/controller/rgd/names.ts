@@ -11,6 +11,15 @@ export const RGD_KIND = 'ResourceGraphDefinition';
 export const RGD_PLURAL = 'resourcegraphdefinitions';
 export const RGD_CRD_NAME = 'resourcegraphdefinitions.kro.run';
 
+// GraphRevisions (design/rgd.md §19.5): immutable snapshots of an RGD's spec, as kro serves them.
+export const GRAPH_REVISION_GROUP = 'internal.kro.run';
+export const GRAPH_REVISION_API_VERSION = `${GRAPH_REVISION_GROUP}/v1alpha1`;
+export const GRAPH_REVISION_KIND = 'GraphRevision';
+export const GRAPH_REVISION_PLURAL = 'graphrevisions';
+export const GRAPH_REVISION_CRD_NAME = `${GRAPH_REVISION_PLURAL}.${GRAPH_REVISION_GROUP}`;
+/** The normalised spec hash a revision was issued for (for `kubectl get gr -L`; kgraph reads the snapshot). */
+export const LABEL_GRAPH_REVISION_HASH = 'kro.run/graph-revision-hash';
+
 /** The version kgraph writes into `kro.run/kro-version` and the ApplySet tooling annotation. */
 export const KGRAPH_VERSION = '0.1.0';
 

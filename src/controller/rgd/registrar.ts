@@ -30,6 +30,7 @@ import type { InstanceServer } from './instanceServer.ts';
 import { parseConditions } from './instanceStatus.ts';
 import { KRO_MESSAGES } from './kroMessages.ts';
 import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
+import { type GraphRevisions, lastIssuedOf } from './revisions.ts';
 import { ensureRgdFinalizer, removeRgdFinalizer } from './rgdFinalizer.ts';
 import {
   graphShape,
@@ -55,6 +56,8 @@ export interface RegistrarDeps {
   rgds: Lister;
   crds: Lister;
   log: Logger;
+  /** Issues GraphRevisions for accepted specs (design/rgd.md §19.5); without it none are issued. */
+  revisions?: GraphRevisions;
   /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, design/rgd.md §19.4). */
   deleteCrds?: boolean;
   now?: () => string;
@@ -81,6 +84,10 @@ export class RgdRegistrar {
   private readonly known = new Map<string, Known>();
   private readonly lastStatus = new Map<string, { rv: number; status: RgdStatus }>();
   private readonly waits = new WaitBackoff();
+  /** The last revision issued per RGD uid, for status writes the RGD in hand predates. */
+  private readonly lastIssued = new Map<string, number>();
+  /** RGD uids whose issuance waits for revisions being deleted (GraphRevisionsResolved=Unknown). */
+  private readonly settling = new Set<string>();
   private epoch = 0;
 
   constructor(deps: RegistrarDeps) {
@@ -197,6 +204,13 @@ export class RgdRegistrar {
       message: KRO_MESSAGES.graphAccepted,
     };
 
+    // Only an accepted spec becomes a revision; an unchanged (normalised) spec issues nothing.
+    const revision = this.deps.revisions ? await this.deps.revisions.ensure(rgd, compiled) : undefined;
+    if (revision) this.lastIssued.set(uid, Math.max(this.lastIssued.get(uid) ?? 0, revision.lastIssued));
+    const settle = revision?.requeueAfterMs;
+    if (settle !== undefined) this.settling.add(uid);
+    else this.settling.delete(uid);
+
     // The instance CRD.
     const kindPart = await this.ensureCrd(rgd, compiled, hash, k);
     if (kindPart.status !== 'True' || !k.api) {
@@ -231,7 +245,7 @@ export class RgdRegistrar {
     if (controller.status !== 'True')
       return { kind: 'inactive', reason: 'FailedToStart', requeueAfterMs: this.waits.next(uid) };
     this.waits.reset(uid);
-    return { kind: 'active', reason: 'Ready' };
+    return { kind: 'active', reason: 'Ready', ...(settle !== undefined ? { requeueAfterMs: settle } : {}) };
   }
 
   // ------------------------------------------------------------------ the CRD
@@ -367,7 +381,12 @@ export class RgdRegistrar {
 
   private async retire(name: string): Promise<void> {
     await this.deps.server.stop(name);
+    this.deps.revisions?.forget(name);
     const k = this.known.get(name);
+    if (k) {
+      this.lastIssued.delete(k.uid);
+      this.settling.delete(k.uid);
+    }
     this.known.delete(name);
     if (!k?.crdName || !this.deps.deleteCrds) return;
     const crd = this.deps.crds.get(k.crdName);
@@ -398,9 +417,31 @@ export class RgdRegistrar {
       cached && cached.rv > rv
         ? cached.status.conditions
         : parseConditions(rgd as unknown as Record<string, unknown>);
-    const conditions = rgdConditions(prevConditions, parts, generation, () => this.now());
+    // Kept on every write (an invalid spec too): the count survives until the RGD is deleted.
+    const lastIssuedRevision = Math.max(lastIssuedOf(rgd), this.lastIssued.get(uid) ?? 0);
+    const settling = this.settling.has(uid);
+    const revisions: Part | undefined = settling
+      ? {
+          status: 'Unknown',
+          reason: 'WaitingForGraphRevisionSettlement',
+          message: KRO_MESSAGES.revisionsSettling,
+        }
+      : lastIssuedRevision > 0
+        ? { status: 'True', reason: 'Resolved', message: KRO_MESSAGES.revisionResolved(lastIssuedRevision) }
+        : undefined;
+    const conditions = rgdConditions(
+      prevConditions,
+      { ...parts, ...(revisions ? { revisions } : {}) },
+      generation,
+      () => this.now(),
+    );
     const active = conditions.every((c) => c.status === 'True');
-    const status: RgdStatus = { state: active ? 'Active' : 'Inactive', ...graphShape(compiled), conditions };
+    const status: RgdStatus = {
+      state: active ? 'Active' : 'Inactive',
+      ...graphShape(compiled),
+      conditions,
+      ...(lastIssuedRevision > 0 ? { lastIssuedRevision } : {}),
+    };
     if (
       cached &&
       cached.rv > rv &&

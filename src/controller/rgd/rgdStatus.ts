@@ -14,6 +14,8 @@ export interface RgdStatus {
   topologicalOrder: string[];
   resources: { id: string; dependencies: { id: string }[] }[];
   conditions: Condition[];
+  /** The newest GraphRevision number issued for this RGD's name (design/rgd.md §19.5); absent: none yet. */
+  lastIssuedRevision?: number;
 }
 
 export interface Part {
@@ -24,16 +26,18 @@ export interface Part {
 
 export function rgdConditions(
   previous: readonly Condition[],
-  parts: { accepted: Part; kind: Part; controller: Part },
+  parts: { revisions?: Part; accepted: Part; kind: Part; controller: Part },
   generation: number,
   now: () => string,
 ): Condition[] {
   const mk = (type: string, p: Part) =>
     condition(previous, type, p.status, p.reason, p.message, generation, now);
+  // kro's order: GraphRevisionsResolved first (only once revisions are served and one was issued).
+  const revisions = parts.revisions ? [mk('GraphRevisionsResolved', parts.revisions)] : [];
   const accepted = mk('GraphAccepted', parts.accepted);
   const kind = mk('KindReady', parts.kind);
   const controller = mk('ControllerReady', parts.controller);
-  const worst = [accepted, kind, controller].find((c) => c.status !== 'True');
+  const worst = [...revisions, accepted, kind, controller].find((c) => c.status !== 'True');
   const ready = worst
     ? mk('Ready', {
         status: worst.status === 'Unknown' ? 'Unknown' : 'False',
@@ -41,7 +45,7 @@ export function rgdConditions(
         message: worst.message,
       })
     : mk('Ready', { status: 'True', reason: 'Ready', message: KRO_MESSAGES.ready });
-  return [accepted, kind, controller, ready];
+  return [...revisions, accepted, kind, controller, ready];
 }
 
 /** Order and dependencies of the root frame (the synthetic `schema` / `instance` nodes are not listed). */
@@ -67,6 +71,7 @@ export function rgdStatusJson(s: RgdStatus): Record<string, unknown> {
     topologicalOrder: s.topologicalOrder,
     resources: s.resources,
     conditions: s.conditions.map(conditionJson),
+    ...(s.lastIssuedRevision ? { lastIssuedRevision: s.lastIssuedRevision } : {}),
   };
 }
 

@@ -267,6 +267,15 @@ describe("the chart's RBAC, used by the controller out of cluster", { timeout: 1
       60_000,
     );
     assert.equal((cm.data as Record<string, string>).text, 'from-the-chart-rbac');
+    // The chart's CRDs and role cover GraphRevisions: the RGD's first revision was issued and verified.
+    const revision = await admin.get({
+      apiVersion: 'internal.kro.run/v1alpha1',
+      kind: 'GraphRevision',
+      name: 'greeting-r00001',
+    });
+    const ready = (revision.status as { conditions?: { type: string; status: string }[] } | undefined)
+      ?.conditions;
+    assert.equal(ready?.find((c) => c.type === 'Ready')?.status, 'True');
   });
 
   it('serves a planes blueprint to a consumer cluster', async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { graphCrd } from '../../../src/controller/graph/crd.ts';
-import { rgdCrd } from '../../../src/controller/rgd/crd.ts';
+import { graphRevisionCrd, rgdCrd } from '../../../src/controller/rgd/crd.ts';
 
 describe('deploy/', () => {
   it('the CRD YAML equals graphCrd()', () => {
@@ -13,6 +13,12 @@ describe('deploy/', () => {
     assert.deepEqual(
       parse(readFileSync('deploy/crds/resourcegraphdefinitions.kro.run.yaml', 'utf8')),
       rgdCrd(),
+    );
+  });
+  it('the GraphRevision CRD YAML equals graphRevisionCrd()', () => {
+    assert.deepEqual(
+      parse(readFileSync('deploy/crds/graphrevisions.internal.kro.run.yaml', 'utf8')),
+      graphRevisionCrd(),
     );
   });
   it('the RGD side writes only the kinds aggregated into its write role (no wildcard on children)', () => {
