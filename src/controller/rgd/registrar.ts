@@ -17,7 +17,7 @@ import type { CompiledGraph } from '../../graph/model.ts';
 import { statusFieldTypes } from '../../graph/typecheck.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
 import { allowsBreakingChanges, compareCrds } from '../../schema/crd/compat.ts';
-import { generateCrd } from '../../schema/crd/generate.ts';
+import { type GeneratedCrd, generateCrd } from '../../schema/crd/generate.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
 import type { Condition } from '../core/conditions.ts';
@@ -250,6 +250,11 @@ export class RgdRegistrar {
 
   // ------------------------------------------------------------------ the CRD
 
+  /**
+   * The instance CRD, in steps: generate it, refuse a CRD another RGD or nobody manages (design/rgd.md
+   * §19.4), wait out one being deleted, block a breaking change unless allowed, apply it when it differs,
+   * wait until it is established, and record the instance API it serves.
+   */
   private async ensureCrd(rgd: KubeObject, compiled: CompiledGraph, hash: string, k: Known): Promise<Part> {
     const name = rgd.metadata.name ?? '';
     const info = compiled.rgd;
@@ -262,26 +267,44 @@ export class RgdRegistrar {
         message: diagnosticsMessage(generated.diagnostics, 'the schema does not generate a CRD'),
       };
     }
-    const crd = generated.crd;
-    // The API server drops `priority: 0` (omitempty); applying it would never agree with what is stored.
-    for (const v of crd.spec.versions) {
-      v.additionalPrinterColumns = v.additionalPrinterColumns.map((c) => {
-        if (c.priority !== 0) return c;
-        const { priority: _zero, ...rest } = c;
-        return rest;
-      });
-    }
+    const crd = stampedCrd(generated.crd, rgd, hash);
     const crdName = crd.metadata.name;
-    crd.metadata.labels = {
-      ...(crd.metadata.labels ?? {}),
-      [LABEL_OWNED]: 'true',
-      [LABEL_RGD_NAME]: name,
-      [LABEL_RGD_ID]: rgd.metadata.uid ?? '',
-    };
-    crd.metadata.annotations = { ...(crd.metadata.annotations ?? {}), [ANNOTATION_SPEC_HASH]: hash };
-
-    // One RGD per CRD (design/rgd.md §19.4): another live RGD's CRD, or a CRD no RGD manages, is never taken over.
     const existing = this.deps.crds.get(crdName);
+    const refused = this.ownershipRefusal(name, crdName, existing);
+    if (refused) return refused;
+    k.crdName = crdName;
+    if (existing?.metadata.deletionTimestamp) {
+      // Deleted by someone: it is recreated once it is gone (its delete event brings us back).
+      return {
+        status: 'False',
+        reason: 'CRDTerminating',
+        message: `CRD ${crdName} is being deleted; it is recreated once gone`,
+      };
+    }
+    const breaking = breakingChangeRefusal(rgd, existing, crd, hash);
+    if (breaking) return breaking;
+    const notEstablished = await this.applyEstablished(name, crd, existing);
+    if (notEstablished) return notEstablished;
+    const api: InstanceApi = {
+      rgdName: name,
+      rgdUid: rgd.metadata.uid ?? '',
+      compiled,
+      group: info.group,
+      version: info.apiVersion,
+      kind: info.kind,
+      plural: crd.spec.names.plural,
+      namespaced: info.scope !== 'Cluster',
+    };
+    if (!k.api || !sameApi(k.api, api)) k.api = api;
+    return { status: 'True', reason: 'Ready', message: KRO_MESSAGES.kindReady(info.kind) };
+  }
+
+  /** One RGD per CRD (design/rgd.md §19.4): another live RGD's CRD, or a CRD no RGD manages, is never taken over. */
+  private ownershipRefusal(
+    name: string,
+    crdName: string,
+    existing: KubeObject | undefined,
+  ): Part | undefined {
     const owner = existing?.metadata.labels?.[LABEL_RGD_NAME];
     const claimant = [...this.known].find(
       ([n, other]) => n !== name && other.crdName === crdName && this.deps.rgds.get(n),
@@ -307,33 +330,16 @@ export class RgdRegistrar {
         message: `CRD ${crdName} exists and is not managed by a ResourceGraphDefinition`,
       };
     }
-    k.crdName = crdName;
-    if (existing?.metadata.deletionTimestamp) {
-      // Deleted by someone: it is recreated once it is gone (its delete event brings us back).
-      return {
-        status: 'False',
-        reason: 'CRDTerminating',
-        message: `CRD ${crdName} is being deleted; it is recreated once gone`,
-      };
-    }
+    return undefined;
+  }
 
-    // Breaking changes (design/rgd.md §19.4): only when the RGD changed since the CRD was generated (not for drift).
-    if (
-      existing &&
-      existing.metadata.annotations?.[ANNOTATION_SPEC_HASH] !== hash &&
-      !allowsBreakingChanges(rgd)
-    ) {
-      const report = compareCrds(existing, crd);
-      if (report.breaking.length > 0) {
-        const list = report.breaking.map((c) => `${c.path}: ${c.message}`).join('; ');
-        return {
-          status: 'False',
-          reason: 'BreakingChange',
-          message: `the CRD update is blocked (set annotation ${ANNOTATION_ALLOW_BREAKING}: "true" to allow it): ${list}`,
-        };
-      }
-    }
-
+  /** Applies the CRD unless the stored one agrees, then waits until it is established; why not, if not. */
+  private async applyEstablished(
+    name: string,
+    crd: InstanceCrd,
+    existing: KubeObject | undefined,
+  ): Promise<Part | undefined> {
+    const crdName = crd.metadata.name;
     let current = existing;
     if (
       !appliedFieldsAgree(
@@ -356,25 +362,13 @@ export class RgdRegistrar {
         };
       }
     }
-    if (!current || !established(current)) {
-      try {
-        current = await waitForCrd(this.deps.client, crdName, 30_000);
-      } catch (e) {
-        return { status: 'False', reason: 'NotEstablished', message: errorMessage(e) };
-      }
+    if (current && established(current)) return undefined;
+    try {
+      await waitForCrd(this.deps.client, crdName, 30_000);
+      return undefined;
+    } catch (e) {
+      return { status: 'False', reason: 'NotEstablished', message: errorMessage(e) };
     }
-    const api: InstanceApi = {
-      rgdName: name,
-      rgdUid: rgd.metadata.uid ?? '',
-      compiled,
-      group: info.group,
-      version: info.apiVersion,
-      kind: info.kind,
-      plural: crd.spec.names.plural,
-      namespaced: info.scope !== 'Cluster',
-    };
-    if (!k.api || !sameApi(k.api, api)) k.api = api;
-    return { status: 'True', reason: 'Ready', message: KRO_MESSAGES.kindReady(info.kind) };
   }
 
   // ------------------------------------------------------------------ retire
@@ -487,4 +481,55 @@ function sameApi(a: InstanceApi, b: InstanceApi): boolean {
     a.namespaced === b.namespaced &&
     a.rgdUid === b.rgdUid
   );
+}
+
+/** The instance CRD an RGD generates. */
+type InstanceCrd = NonNullable<GeneratedCrd['crd']>;
+
+/**
+ * The generated CRD as applied: `priority: 0` dropped from printer columns (the API server omits it, so
+ * applying it would never agree with what is stored), the RGD's labels and the spec hash.
+ */
+function stampedCrd(crd: InstanceCrd, rgd: KubeObject, hash: string): InstanceCrd {
+  for (const v of crd.spec.versions) {
+    v.additionalPrinterColumns = v.additionalPrinterColumns.map((c) => {
+      if (c.priority !== 0) return c;
+      const { priority: _zero, ...rest } = c;
+      return rest;
+    });
+  }
+  crd.metadata.labels = {
+    ...(crd.metadata.labels ?? {}),
+    [LABEL_OWNED]: 'true',
+    [LABEL_RGD_NAME]: rgd.metadata.name ?? '',
+    [LABEL_RGD_ID]: rgd.metadata.uid ?? '',
+  };
+  crd.metadata.annotations = { ...(crd.metadata.annotations ?? {}), [ANNOTATION_SPEC_HASH]: hash };
+  return crd;
+}
+
+/**
+ * Breaking changes (design/rgd.md §19.4): blocked unless the RGD allows them, and judged only when the RGD
+ * changed since the CRD was generated (not for drift).
+ */
+function breakingChangeRefusal(
+  rgd: KubeObject,
+  existing: KubeObject | undefined,
+  crd: InstanceCrd,
+  hash: string,
+): Part | undefined {
+  if (
+    !existing ||
+    existing.metadata.annotations?.[ANNOTATION_SPEC_HASH] === hash ||
+    allowsBreakingChanges(rgd)
+  )
+    return undefined;
+  const report = compareCrds(existing, crd);
+  if (report.breaking.length === 0) return undefined;
+  const list = report.breaking.map((c) => `${c.path}: ${c.message}`).join('; ');
+  return {
+    status: 'False',
+    reason: 'BreakingChange',
+    message: `the CRD update is blocked (set annotation ${ANNOTATION_ALLOW_BREAKING}: "true" to allow it): ${list}`,
+  };
 }
