@@ -92,7 +92,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     const undecided = ledger.undecided.size > 0;
     if ((passInterest.missing.size > 0 || undecided) && pass < maxPasses - 1) {
       await Promise.all([
-        prepareMissing(watches, passInterest, input.namespace),
+        prepareMissing(watches, passInterest),
         undecided ? input.reads?.resolve(ledger) : undefined,
       ]);
       continue;
@@ -127,10 +127,13 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
   return { result, state, desired, patches, superseded: false };
 }
 
-async function prepareMissing(watches: WatchSet, interest: Interest, namespace: string): Promise<void> {
+/**
+ * Starts the informers the evaluation missed. A missing read without a namespace is a list across all
+ * namespaces (or a cluster-scoped kind): it needs the cluster-wide informer, not one in the instance's
+ * namespace, which the read would never consult.
+ */
+async function prepareMissing(watches: WatchSet, interest: Interest): Promise<void> {
   await Promise.all(
-    [...interest.missing.values()].map((m) =>
-      watches.prepare(m.apiVersion, m.kind, [m.namespace ?? namespace]),
-    ),
+    [...interest.missing.values()].map((m) => watches.prepare(m.apiVersion, m.kind, [m.namespace])),
   );
 }

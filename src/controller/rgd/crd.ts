@@ -23,6 +23,12 @@ import {
 
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
 const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+const kubectlAliases = {
+  type: 'array',
+  maxItems: 32,
+  'x-kubernetes-list-type': 'set',
+  items: { type: 'string', pattern: RFC1035_LABEL, maxLength: 63 },
+};
 
 export function schemaSection(): Record<string, unknown> {
   return {
@@ -50,13 +56,9 @@ export function schemaSection(): Record<string, unknown> {
       types: freeObject,
       status: freeObject,
       additionalPrinterColumns: { type: 'array', items: freeObject },
-      shortNames: stringList,
-      categories: {
-        type: 'array',
-        maxItems: 32,
-        'x-kubernetes-list-type': 'set',
-        items: { type: 'string', pattern: RFC1035_LABEL, maxLength: 63 },
-      },
+      // kro's API: short names and categories are distinct lower-case DNS labels, at most 32 of each.
+      shortNames: kubectlAliases,
+      categories: kubectlAliases,
       metadata: {
         type: 'object',
         properties: {

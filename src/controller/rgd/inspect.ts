@@ -52,9 +52,7 @@ export async function inspectInstance(
         });
         if (interest.missing.size === 0) break;
         await Promise.all(
-          [...interest.missing.values()].map((m) =>
-            watches.prepare(m.apiVersion, m.kind, [m.namespace ?? ns]),
-          ),
+          [...interest.missing.values()].map((m) => watches.prepare(m.apiVersion, m.kind, [m.namespace])),
         );
       }
     }

@@ -427,7 +427,7 @@ export class InstanceReconciler {
       ready = {
         status: 'False',
         reason: 'NotReady',
-        message: `${KRO_MESSAGES.awaitingReadiness}${soft ? `node ${soft.node}: ${soft.reason}` : 'not all resources are ready'}`,
+        message: `${KRO_MESSAGES.awaitingReadiness}${soft ? `${soft.state === 'pending' ? KRO_MESSAGES.unresolved : ''}node ${soft.node}: ${soft.reason}` : 'not all resources are ready'}`,
       };
       state = 'IN_PROGRESS';
     } else {

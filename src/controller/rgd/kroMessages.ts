@@ -14,6 +14,8 @@ export const KRO_MESSAGES = {
   reconcileFailed: 'resource reconciliation failed: ',
   /** ResourcesReady=False, reason NotReady: resources exist but are not all ready. */
   awaitingReadiness: 'awaiting resource readiness: ',
+  /** After `awaitingReadiness` when a resource waits for data nobody has written yet (kro's requeue error). */
+  unresolved: 'waiting for unresolved resource: ',
   /** ResourcesReady=Unknown, reason UnderDeletion. */
   deleting: 'deleting resources',
   /** ResourcesReady=Unknown, reason UnderDeletion: a delete failed. */
