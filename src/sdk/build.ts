@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { kubectlNameIn } from '../diag/objectName.ts';
-import type { ChartRenderer } from './chart.ts';
+import type { ChartRenderer } from './chartRenderer.ts';
 import type { ResolvedCluster } from './cluster.ts';
 import type { Ctx, CtxNode } from './context.ts';
 import { callSite, SdkCode, type SdkCodeValue, SdkError, sdkDiagnostic } from './errors.ts';

@@ -4,7 +4,6 @@
  * `false` (absent: dependent builders reject), `null` (unknown: they warn).
  */
 import { SdkCode, SdkError } from './errors.ts';
-import type { Package } from './package.ts';
 
 export type AvailabilityLevel = 'none' | 'pod' | 'node' | 'zone';
 export const availabilityLevels: readonly AvailabilityLevel[] = ['none', 'pod', 'node', 'zone'];
@@ -65,9 +64,19 @@ export interface NetworkPolicyConfig {
   kind?: NetworkPolicyKind;
 }
 
+/**
+ * A package as a cluster definition names it: what `definePackage` returns (package.ts), seen without its
+ * build signature, whose types (the scope, the parts) themselves depend on this module's.
+ */
+export interface PackageRef {
+  readonly _type: 'kix.package';
+  readonly name: string;
+  readonly provides: readonly string[];
+}
+
 export interface InstanceDef {
-  /** The package this instance builds. */
-  package: Package;
+  /** The package this instance builds (what `definePackage` returns). */
+  package: PackageRef;
   /** The namespace its scope builds in (created by the definition). */
   namespace: string;
   /** @default "kix" (`app.kubernetes.io/instance`; "helm": `release`) */
@@ -171,6 +180,12 @@ export function resolveCluster(def: ClusterDef = {}): ResolvedCluster {
     }
     if (inst.labelStyle !== undefined && inst.labelStyle !== 'kix' && inst.labelStyle !== 'helm') {
       throw new SdkError(SdkCode.clusterDefinition, `instance "${name}": labelStyle must be "kix" or "helm"`);
+    }
+    if ((inst.package as { _type?: unknown } | undefined)?._type !== 'kix.package') {
+      throw new SdkError(
+        SdkCode.clusterDefinition,
+        `instance "${name}": package must come from definePackage`,
+      );
     }
     namespaces.add(inst.namespace);
     for (const role of inst.package.provides ?? []) providers[role] ??= name;

@@ -197,7 +197,8 @@ export function evaluateInstance(
         ? { configurable: true, enumerable: true, value: force(key) }
         : undefined,
   });
-  defs = inst.package.build({
+  // defineCluster accepted only what definePackage returns: a Package, build included.
+  defs = (inst.package as Package).build({
     scope,
     self,
     deps,

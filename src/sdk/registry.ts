@@ -9,7 +9,6 @@
  * recorded in docs/sdk.md), and the classes whose identity matters answer `instanceof` by a
  * `Symbol.for` brand rather than by constructor identity.
  */
-import type { ResNode } from './build.ts';
 
 export interface RegisteredMarker {
   /** The KStr (of whichever copy) the marker stands for. */
@@ -23,8 +22,8 @@ export interface SdkRegistry {
   nextMarker: number;
   /** withStrictContext's switch. */
   strict: boolean;
-  /** Resource object → its node (resource.ts). */
-  readonly resources: WeakMap<object, ResNode>;
+  /** Resource object → its node (resource.ts; typed there, so that this module depends on no SDK type). */
+  readonly resources: WeakMap<object, unknown>;
   /** Forward reference of a part being built → what resolves it (pendingPart.ts). */
   readonly pendingParts: WeakMap<object, unknown>;
   /** CRD resource → what its custom resources need (scope.ts). */

@@ -92,7 +92,7 @@ export type AnyResource = Resource<BaseOut>;
 // Process-wide (registry.ts): a resource built by another copy of the SDK is still a resource.
 const nodes = sdkRegistry.resources;
 export function nodeOf(r: unknown): ResNode | undefined {
-  return typeof r === 'object' && r !== null ? nodes.get(r) : undefined;
+  return typeof r === 'object' && r !== null ? (nodes.get(r) as ResNode | undefined) : undefined;
 }
 export function isResource(r: unknown): r is AnyResource {
   return nodeOf(r) !== undefined;

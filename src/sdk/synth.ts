@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from '../diag/diagnostic.ts';
 import { Build, type ImportMarker, type ResNode } from './build.ts';
-import type { ChartRenderer } from './chart.ts';
+import type { ChartRenderer } from './chartRenderer.ts';
 import { type ClusterDef, type InstanceDef, resolveCluster } from './cluster.ts';
 import { type CtxNode, withStrictContext } from './context.ts';
 import { SdkCode, SdkError, sdkDiagnostic } from './errors.ts';
