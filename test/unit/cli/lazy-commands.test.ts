@@ -122,10 +122,13 @@ describe('lazy command modules', () => {
     const hook = join(dir, 'hook.mjs');
     writeFileSync(
       hook,
-      `export async function resolve(s, c, next) {
+      // Written synchronously: the hooks run on their own thread, and an asynchronous write from there can
+      // be lost when a short command (kgraph version) exits first (seen once under load).
+      `import { writeSync } from 'node:fs';
+      export async function resolve(s, c, next) {
         const r = await next(s, c);
         if (/cli\\/commands\\/(?!index\\.)/.test(r.url)) {
-          process.stderr.write('LOADED ' + r.url + '\\n');
+          writeSync(2, 'LOADED ' + r.url + '\\n');
           const broken = process.env.KGRAPH_TEST_BREAK;
           if (broken && r.url.endsWith('/cli/commands/' + broken + '.ts'))
             throw new SyntaxError('broken on purpose by the test hook');
