@@ -79,7 +79,7 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
   const isOmit = options.isOmit ?? celIsOmit;
   // One options object for every evaluation: the CEL layer merges the limits once per object.
   const evaluateOptions = { limits: { ...DETERMINISTIC_LIMITS, ...options.limits } };
-  return {
+  const host: EngineHost = {
     evaluate(cel, vars) {
       const scope = envFor(vars);
       const cacheKey = scope.key === '' ? cel : `${scope.key}\u0000${cel}`;
@@ -100,14 +100,10 @@ export function celHost(options: CelHostOptions = {}): EngineHost {
         failure: { kind: e.kind === 'pending' ? 'pending' : 'error', code: e.code, message: e.message },
       };
     },
-    fromJson(value, type) {
-      const schema = type !== undefined ? options.schemaFor?.(type.apiVersion, type.kind) : undefined;
-      return schema === undefined
-        ? jsonToCel(value)
-        : jsonToCelBySchema(value, schema, { resourceRoot: true });
-    },
+    fromJson: (value) => jsonToCel(value),
     isOmit,
   };
+  return options.schemaFor ? withKindSchemas(host, options.schemaFor) : host;
 }
 
 /**

@@ -25,7 +25,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { ClaimChecker } from './access.ts';
 import { LABEL_CONSUMER_CLUSTER, LABEL_INSTANCE_UID, LABEL_LIVENESS } from './kropApi.ts';
 import { safeLabelValue } from './naming.ts';
-import type { PassOutcome, PassRead } from './pass.ts';
+import { type PassOutcome, type PassRead, PLANES } from './pass.ts';
 import type { Connection, PublishedBlueprint } from './published.ts';
 
 export interface ChildWatchDeps {
@@ -137,7 +137,7 @@ export class ChildWatches {
     pass: PassOutcome,
   ): Promise<void> {
     if (this.stopped) return;
-    for (const plane of ['consumer', 'provider', 'host'] as const) {
+    for (const plane of PLANES) {
       const seen = new Set<string>();
       for (const c of pass.applied[plane].values()) {
         const id = `${c.apiVersion}|${c.kind}|${c.namespace ?? ''}`;

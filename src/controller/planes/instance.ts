@@ -332,7 +332,7 @@ export class InstanceReconciler {
       provider: record?.provider ?? [],
       host: record?.host ?? [],
     };
-    for (const plane of ['consumer', 'provider', 'host'] as const) {
+    for (const plane of PLANES) {
       const client = this.planeClient(plane, conn);
       if (!client || tokens[plane].length === 0) continue;
       const res = await deleteChildren(client, tokens[plane], selector, undefined, (token, ns) =>
@@ -473,7 +473,7 @@ export class InstanceReconciler {
 /** UID → plane of every object a pass applied or found agreeing, on any plane. */
 function liveUids(outcome: PassOutcome): Map<string, Plane> {
   const out = new Map<string, Plane>();
-  for (const plane of ['consumer', 'provider', 'host'] as const)
+  for (const plane of PLANES)
     for (const c of outcome.applied[plane].values()) if (c.uid) out.set(c.uid, plane);
   return out;
 }

@@ -3,18 +3,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Plane } from '../../graph/model.ts';
+import { canonicalJson } from '../core/canonicalJson.ts';
 
-/** JSON with object keys sorted and no whitespace: the same spec always hashes the same. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
+export { canonicalJson };
 
 /** design/planes.md §2.5: 12 hex of SHA-256 over the canonical JSON of the whole spec, `target` included. */
 export function blueprintSpecHash(spec: unknown): string {

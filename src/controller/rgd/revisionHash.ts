@@ -12,37 +12,16 @@
  * FNV-64a over the canonical JSON, 16 hex digits, like kro's; the value is kgraph's (its JSON differs from
  * Go's), and revisions are compared by re-hashing their snapshots, never by reading kro's label. Pure.
  */
+import { fnv64a as fnv64aBytes } from '../../cel/lib/kro-hash.ts';
+import { isRecord } from '../../diag/record.ts';
+import { canonicalJson } from '../core/canonicalJson.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-const MASK = 0xffffffffffffffffn;
-
+/** FNV-64a of the text's UTF-8 bytes as 16 hex digits (the digest kro's `hash.fnv64a` gives as bytes). */
 export function fnv64a(text: string): string {
-  let h = FNV_OFFSET;
-  for (const byte of new TextEncoder().encode(text)) {
-    h ^= BigInt(byte);
-    h = (h * FNV_PRIME) & MASK;
-  }
-  return h.toString(16).padStart(16, '0');
+  return Buffer.from(fnv64aBytes(text)).toString('hex');
 }
-
-/** JSON with object keys sorted at every level (arrays keep their order). */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function sortedStrings(v: unknown): Json {
   if (!Array.isArray(v)) return [];
@@ -50,7 +29,7 @@ function sortedStrings(v: unknown): Json {
 }
 
 function normalisedResource(r: unknown): unknown {
-  if (!isObject(r)) return r;
+  if (!isRecord(r)) return r;
   return {
     ...r,
     readyWhen: sortedStrings(r.readyWhen),
@@ -61,16 +40,16 @@ function normalisedResource(r: unknown): unknown {
 
 /** The spec as the hash sees it. */
 export function normaliseRgdSpec(spec: unknown): unknown {
-  const s = isObject(spec) ? spec : {};
+  const s = isRecord(spec) ? spec : {};
   const out: Record<string, unknown> = { ...s };
-  if (isObject(s.schema)) {
+  if (isRecord(s.schema)) {
     const schema: Record<string, unknown> = {
       ...s.schema,
       group: s.schema.group ?? 'kro.run',
       scope: s.schema.scope ?? 'Namespaced',
       additionalPrinterColumns: s.schema.additionalPrinterColumns ?? [],
     };
-    if (isObject(s.schema.metadata)) {
+    if (isRecord(s.schema.metadata)) {
       schema.metadata = {
         ...s.schema.metadata,
         labels: s.schema.metadata.labels ?? {},
@@ -81,8 +60,8 @@ export function normaliseRgdSpec(spec: unknown): unknown {
   }
   const resources = Array.isArray(s.resources) ? s.resources.map(normalisedResource) : [];
   out.resources = resources.sort((a, b) => {
-    const ia = isObject(a) ? String(a.id ?? '') : '';
-    const ib = isObject(b) ? String(b.id ?? '') : '';
+    const ia = isRecord(a) ? String(a.id ?? '') : '';
+    const ib = isRecord(b) ? String(b.id ?? '') : '';
     return ia < ib ? -1 : ia > ib ? 1 : 0;
   });
   return out;
