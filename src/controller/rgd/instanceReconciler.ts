@@ -65,6 +65,7 @@ import {
   PARENT_MANAGER,
 } from './names.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
+import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
 
 /** The generated API an instance belongs to, and the graph it is reconciled with. */
 export interface InstanceApi {
@@ -192,9 +193,21 @@ export class InstanceReconciler {
 
     const converged = await this.convergeChildren(api, inst, identity, acting, interest);
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
-    const { passes } = converged;
-    const pruned = await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
-    return this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest);
+    const { passes, terminating } = converged;
+    // A child held in deletion: nothing was applied, nothing is pruned; the status says which (terminating.ts).
+    const pruned = terminating
+      ? { parent: converged.parent, errors: [] }
+      : await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
+    return this.finalizeState(
+      api,
+      inst,
+      pruned.parent,
+      identity,
+      passes,
+      pruned.errors,
+      interest,
+      terminating,
+    );
   }
 
   /**
@@ -208,10 +221,11 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     acting: ActingAs,
     interest: Interest,
-  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome } | undefined> {
+  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome; terminating?: TerminatingChild } | undefined> {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
+    let terminating: TerminatingChild | undefined;
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -243,6 +257,8 @@ export class InstanceReconciler {
         refuse: (d, observed) => otherApplySet(d, observed, identity.applySetId),
       },
       beforeApply: async (desired): Promise<BeforeApply> => {
+        terminating = firstTerminating(desired, this.deps.watches.view(interest));
+        if (terminating) return { proceed: false, error: terminatingMessage(terminating) };
         // Record every GroupKind and namespace about to be written before writing it (design/graph.md §22.2 step 2).
         const recorded = readInventory(parent.metadata.annotations);
         const union = unionInventory(
@@ -277,7 +293,7 @@ export class InstanceReconciler {
       if (!next) return undefined;
       parent = next;
     }
-    return { parent, passes };
+    return terminating ? { parent, passes, terminating } : { parent, passes };
   }
 
   /**
@@ -321,11 +337,14 @@ export class InstanceReconciler {
     passes: ConvergeOutcome,
     pruneErrors: string[],
     interest: Interest,
+    terminating?: TerminatingChild,
   ): Promise<ReconcileOutcome> {
     const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
-      : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+      : terminating
+        ? this.instanceStatus(api.compiled, inst, result, undefined, [], [], terminating)
+        : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
@@ -390,6 +409,7 @@ export class InstanceReconciler {
     hardError: string | undefined,
     conflicts: string[],
     pruneErrors: string[],
+    terminating?: TerminatingChild,
   ): InstanceStatus {
     const gen = inst.metadata.generation ?? 0;
     const prev = parseConditions(inst as unknown as Record<string, unknown>);
@@ -408,6 +428,9 @@ export class InstanceReconciler {
     if (evalErrors.length > 0) {
       ready = { status: 'Unknown', reason: 'ResolutionFailed', message: 'the graph did not resolve' };
       state = 'ERROR';
+    } else if (terminating) {
+      ready = { status: 'False', reason: 'ResourceDeleting', message: terminatingMessage(terminating) };
+      state = 'IN_PROGRESS';
     } else if (applyProblem) {
       ready = {
         status: 'False',
