@@ -1,7 +1,7 @@
 /**
  * One pass over one RGD instance (design/rgd.md §20, design/graph.md §21–§23), on the reconcile core shared with Graphs:
  *
- *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
+ *   deleting? → children in waves (deletion.ts), then the finalizer goes (suspended or not).  suspended? → nothing.
  *   parent metadata (design/graph.md §23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
  *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced → evaluate again
  *   while writes unlock dependents → prune the ApplySet (only after every apply succeeded; never what a
@@ -183,13 +183,14 @@ export class InstanceReconciler {
     const interest = newInterest();
     const inst = this.deps.instances.get(api, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
+    const identity = identityOf(api, inst);
+    const acting = this.actingAs(api, identity);
+    // Deletion first: a suspended instance that is deleted still deletes its children (kro's order).
+    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
     if (isSuspended(inst.metadata.annotations)) {
       await this.markSuspended(api, inst);
       return { kind: 'converged', reason: 'Suspended', interest };
     }
-    const identity = identityOf(api, inst);
-    const acting = this.actingAs(api, identity);
-    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
 
     const converged = await this.convergeChildren(api, inst, identity, acting, interest);
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };

@@ -494,6 +494,24 @@ describe('RGD instance and status projection', () => {
     assert.deepEqual(running.status, { available: 3, name: 'web', conn: { host: 'web.svc' } });
   });
 
+  it('leaves out a status field whose expression yields an empty optional (kro: the field is absent)', () => {
+    const withOptionals = buildGraph(
+      [{ id: 'deployment', kind: 'template', payload: deployment() as unknown as Record<string, unknown> }],
+      {
+        gating: 'ready',
+        status: {
+          available: '${deployment.status.?conditions[0].status}',
+          unavailable: '${deployment.status.?conditions[10]}',
+        },
+      },
+    );
+    const r = evaluate(withOptionals, {
+      instance,
+      observed: observedFromObjects([deployment({ conditions: [{ type: 'Available', status: 'True' }] })]),
+    });
+    assert.deepEqual(r.status, { available: 'True' });
+  });
+
   it('without an instance, nodes reading schema are pending', () => {
     const r = evaluate(rgd, { observed: none });
     assert.equal(node(r, 'deployment').state, 'pending');
