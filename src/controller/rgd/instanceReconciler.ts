@@ -66,6 +66,7 @@ import {
 } from './names.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
 import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
+import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';
 
 /** The generated API an instance belongs to, and the graph it is reconciled with. */
 export interface InstanceApi {
@@ -346,6 +347,13 @@ export class InstanceReconciler {
       : terminating
         ? this.instanceStatus(api.compiled, inst, result, undefined, [], [], terminating)
         : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+    status.conditions = withWatchesHealthy(
+      status.conditions,
+      parseConditions(inst as unknown as Record<string, unknown>),
+      watchesHealthyInput(this.deps.watches.watchHealth(interest.kinds.values())),
+      inst.metadata.generation ?? 0,
+      () => this.now(),
+    );
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;

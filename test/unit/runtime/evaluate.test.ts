@@ -496,7 +496,13 @@ describe('RGD instance and status projection', () => {
 
   it('leaves out a status field whose expression yields an empty optional (kro: the field is absent)', () => {
     const withOptionals = buildGraph(
-      [{ id: 'deployment', kind: 'template', payload: deployment() as unknown as Record<string, unknown> }],
+      [
+        {
+          id: 'deployment',
+          kind: 'template',
+          payload: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3 } },
+        },
+      ],
       {
         gating: 'ready',
         status: {
