@@ -65,7 +65,7 @@ describe('kro conformance: collection behaviour and watches', () => {
     const o = await eventually('the instance reports the limit of 1000', async () => {
       const i = await getInstance(client, f, 'TestCollectionCap', name);
       const conds = ((i?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []) as Cond[];
-      return conds.some((c) => c.message.includes('1000')) ? i : undefined;
+      return conds.some((c) => (c.message ?? '').includes('1000')) ? i : undefined;
     });
     assert.notEqual((o?.status as { state?: string }).state, 'ACTIVE');
   });
