@@ -500,7 +500,12 @@ describe('RGD instance and status projection', () => {
         {
           id: 'deployment',
           kind: 'template',
-          payload: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 3 } },
+          payload: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'web' },
+            spec: { replicas: 3 },
+          },
         },
       ],
       {
@@ -516,6 +521,38 @@ describe('RGD instance and status projection', () => {
       observed: observedFromObjects([deployment({ conditions: [{ type: 'Available', status: 'True' }] })]),
     });
     assert.deepEqual(r.status, { available: 'True' });
+  });
+
+  it('a cluster-scoped instance whose namespaced child renders an empty namespace: an error naming metadata.namespace', () => {
+    const g = buildGraph(
+      [
+        {
+          id: 'cm',
+          kind: 'template',
+          payload: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${schema.spec.name}', namespace: '${schema.spec.targetNamespace}' },
+          },
+        },
+      ],
+      { gating: 'ready', status: {} },
+    );
+    if (g.rgd) g.rgd.scope = 'Cluster';
+    const inst: KubeObject = {
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'Test',
+      metadata: { name: 'c' },
+      spec: { name: 'x', targetNamespace: '' },
+    };
+    const r = evaluate(g, { instance: inst, observed: none });
+    assert.equal(node(r, 'cm').state, 'error');
+    assert.match(node(r, 'cm').error?.message ?? '', /metadata\.namespace/);
+    const ok = evaluate(g, {
+      instance: { ...inst, spec: { name: 'x', targetNamespace: 'team-a' } },
+      observed: none,
+    });
+    assert.equal(node(ok, 'cm').state, 'waiting');
   });
 
   it('without an instance, nodes reading schema are pending', () => {
