@@ -31,6 +31,7 @@ import { revisionMetrics } from './revisionMetrics.ts';
 import { revisionsNamed } from './revisionPolicy.ts';
 import { RevisionResolver } from './revisionResolver.ts';
 import { GraphRevisions } from './revisions.ts';
+import { RolloutController } from './rollout/controller.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
@@ -107,6 +108,8 @@ export class RgdController {
   private readonly registrar: RgdRegistrar;
   /** Which GraphRevision each instance pass is reconciled at (design/rgd.md §19.7). */
   readonly revisionResolver: RevisionResolver;
+  /** Progressive rollouts of RGD changes (GraphRollouts, design/rgd.md §19.8). */
+  readonly rollouts: RolloutController;
   /** Revisions held besides the instances' own (a rollout's stable revision); retention keeps them. */
   private readonly heldRevisions: ((rgdName: string) => Iterable<number>)[] = [];
   /**
@@ -166,6 +169,7 @@ export class RgdController {
     });
     this.server = new InstanceServer({
       resolveRevision: (api, inst) => this.revisionResolver.resolve(api, inst),
+      onPass: (api, inst, rv) => this.rollouts.notePass(api, inst, rv),
       client: this.client,
       reads: (namespace, serviceAccount) => {
         // Started once (a shared watch may already run for the Graph side).
@@ -180,6 +184,16 @@ export class RgdController {
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
     });
+    this.rollouts = new RolloutController({
+      client: this.client,
+      log: this.log,
+      resyncMs,
+      servedApi: (rgd) => this.server.apiOf(rgd),
+      instancesOf: (rgd) => this.server.instancesOf(rgd),
+      reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
+    });
+    this.revisionResolver.useRolloutDefault((rgd, inst) => this.rollouts.defaultFor(rgd, inst));
+    this.holdRevisions((rgd) => this.rollouts.held(rgd));
     this.metrics = new ControllerMetrics(this.client.counters, {
       queueDepth: () => this.queue.depth + this.server.queue.depth,
       graphs: () => this.server.instanceCount(),
@@ -306,6 +320,7 @@ export class RgdController {
     this.queue.retryOnReconnect(this.client.connectivity);
     this.server.queue.retryOnReconnect(this.client.connectivity);
     this.server.start(this.opts.concurrency ?? 1);
+    await this.rollouts.start();
     this.running = this.queue.run(
       async (name) => {
         const outcome = await this.registrar.reconcile(name);
@@ -370,6 +385,7 @@ export class RgdController {
     this.waitingForCrd = undefined;
     await this.queue.shutdown();
     await this.running;
+    await this.rollouts.stop();
     await this.server.stopAll();
     await this.rgdInformer?.stop();
     await this.revisionResolver.stop();

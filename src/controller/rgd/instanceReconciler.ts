@@ -105,6 +105,11 @@ export interface InstanceReconcilerDeps {
   now?: () => string;
   /** The revision a pass is reconciled at (revisionResolver.ts); without it, always `api` as given. */
   resolveRevision?: (api: InstanceApi, inst: KubeObject) => Promise<InstanceApi | RevisionResolutionError>;
+  /**
+   * A pass at `api.revision` ended with its status written; `rv` is the instance version that status is
+   * in (or later). A rollout judges an instance's health at a revision only from such a version.
+   */
+  onPass?: (api: InstanceApi, inst: KubeObject, rv: number) => void;
 }
 
 /** An instance stopped on an unavailable revision is looked at again after this long (or when it changes). */
@@ -351,6 +356,11 @@ export class InstanceReconciler {
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
+    this.deps.onPass?.(
+      api,
+      inst,
+      Math.max(this.lastWrite.get(uid)?.rv ?? 0, Number(parent.metadata.resourceVersion)),
+    );
     if (state.forbidden) {
       // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
       this.waits.reset(uid);

@@ -65,6 +65,8 @@ export interface InstanceServerOptions {
   reads?: (namespace: string, serviceAccount: string) => ReadScope;
   /** The revision of each pass (revisionResolver.ts). */
   resolveRevision?: InstanceReconcilerDeps['resolveRevision'];
+  /** Told when a pass ended (the rollout controller, rollout/controller.ts). */
+  onPass?: InstanceReconcilerDeps['onPass'];
 }
 
 export class InstanceServer {
@@ -88,6 +90,7 @@ export class InstanceServer {
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       ...(opts.applyConcurrency !== undefined ? { applyConcurrency: opts.applyConcurrency } : {}),
       ...(opts.resolveRevision ? { resolveRevision: opts.resolveRevision } : {}),
+      ...(opts.onPass ? { onPass: opts.onPass } : {}),
     });
   }
 
@@ -246,6 +249,11 @@ export class InstanceServer {
     for (const inf of this.served.get(rgdName)?.informers ?? [])
       for (const o of inf.list())
         if (which(o)) this.queue.add(instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+  }
+
+  /** The instance API an RGD is served with (its `revision` is the latest). */
+  apiOf(rgdName: string): InstanceApi | undefined {
+    return this.served.get(rgdName)?.api;
   }
 
   /** The served instances of one RGD, as cached. */

@@ -51,6 +51,8 @@ export interface RolloutState {
   startedAt?: string;
   /** The `spec.retry` already acted on. */
   retry: number;
+  /** The instances whose failure halted or rolled back this target (`namespace/name`). */
+  failed?: string[];
 }
 
 /** How a moved instance is doing at the target, judged by the controller (health.ts). */
@@ -133,7 +135,7 @@ function isPause(s: RolloutStep): s is PauseStep {
 function inCanary(i: FleetInstance, c: CanaryStep['canary']): boolean {
   const ml = c.selector?.matchLabels;
   const byLabels = ml !== undefined && Object.entries(ml).every(([k, v]) => i.labels[k] === v);
-  const byNs = c.namespaces !== undefined && c.namespaces.includes(i.namespace);
+  const byNs = c.namespaces?.includes(i.namespace) === true;
   if (ml !== undefined && c.namespaces !== undefined) return byLabels && byNs;
   return byLabels || byNs;
 }
@@ -205,7 +207,7 @@ export function planRollout(input: PlanInput): Plan {
     state,
     writes,
     counts: counts(),
-    failed: failedOf(governed, state),
+    failed: state.failed ?? failedOf(governed, state),
     message,
     ...(recheckAfterMs !== undefined ? { recheckAfterMs } : {}),
   });
@@ -241,7 +243,8 @@ export function planRollout(input: PlanInput): Plan {
   const stopped = state.phase === 'Halted' || state.phase === 'RolledBack' || state.phase === 'Aborted';
   if (stopped && spec.retry > state.retry && !spec.abort) {
     // Retry: the step starts again; the failed instances are moved back first, then forward.
-    state = { ...state, phase: 'Progressing', retry: spec.retry, stepStartedAt: now };
+    const { failed: _f, ...rest } = state;
+    state = { ...rest, phase: 'Progressing', retry: spec.retry, stepStartedAt: now };
     return done(
       `retrying step ${state.step}`,
       governed.filter((i) => i.health === 'Failed' && i.assigned !== undefined).map(release),
@@ -255,11 +258,12 @@ export function planRollout(input: PlanInput): Plan {
   // Failures decide first.
   const failures = governed.filter((i) => isMoved(i, state, spec) && i.health === 'Failed');
   if (failures.length >= Math.max(1, spec.maxFailures)) {
+    const failed = failures.map(key).sort();
     if (spec.onFailure === 'Rollback') {
-      state = { ...state, phase: 'RolledBack' };
+      state = { ...state, phase: 'RolledBack', failed };
       return done(`rolled back to revision ${stable}: ${failures.length} failed`, releaseAll(governed));
     }
-    state = { ...state, phase: 'Halted' };
+    state = { ...state, phase: 'Halted', failed };
     return done(`halted: ${failures.length} failed`, []);
   }
 

@@ -18,7 +18,7 @@ const fleet = (n: number): FleetInstance[] =>
     name: `i${String(i).padStart(2, '0')}`,
     // Two instances share each creation second: the name decides between them.
     created: `2026-01-01T00:00:${String(Math.floor(i / 2)).padStart(2, '0')}Z`,
-    labels: i < 2 ? { canary: 'true' } : {},
+    labels: (i < 2 ? { canary: 'true' } : {}) as Record<string, string>,
     pinned: false,
   }));
 
