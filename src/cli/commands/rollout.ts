@@ -21,7 +21,11 @@ const ACTIONS: { name: RolloutAction; what: string; done: string }[] = [
   { name: 'promote', what: 'release the pause the rollout waits at', done: 'promoted' },
   { name: 'pause', what: 'stop assigning instances (those in flight finish)', done: 'paused' },
   { name: 'resume', what: 'assign instances again after a pause', done: 'resumed' },
-  { name: 'abort', what: 'stop and move every updated instance back to the stable revision', done: 'aborted' },
+  {
+    name: 'abort',
+    what: 'stop and move every updated instance back to the stable revision',
+    done: 'aborted',
+  },
   { name: 'retry', what: 'start the current step again after a halt, rollback or abort', done: 'retried' },
   { name: 'undo', what: "put the stable revision's spec back into the RGD", done: 'undone' },
 ];

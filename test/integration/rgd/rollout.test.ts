@@ -143,6 +143,7 @@ describe('GraphRollout: progressive rollout of an RGD change', () => {
     const watch = new ChildWatch(client, f.ns);
     watch.start();
     const writesBefore = controller.rollouts.stats.instanceWrites;
+    const apiWritesBefore = controller.client.counters.writes();
     await applyRgd(client, web('two'));
     await waitRollout(
       'paused after the canary',
@@ -163,6 +164,8 @@ describe('GraphRollout: progressive rollout of an RGD change', () => {
     const done = await waitRollout('completed', (s) => s.phase === 'Completed' && s.stableRevision === 2);
     const completedMs = Date.now() - pausedAt;
     await watch.stop();
+    await controller.idle();
+    const apiWrites = controller.client.counters.writes() - apiWritesBefore;
     assert.equal(done.targetRevision, undefined);
     for (const n of names) {
       assert.equal((await cmData(client, f.ns, `${n}-a`))?.v, 'two', n);
@@ -193,7 +196,13 @@ describe('GraphRollout: progressive rollout of an RGD change', () => {
     const writes = controller.rollouts.stats.instanceWrites - writesBefore;
     const steps = controller.rollouts.stats.steps.filter((s) => s.rollout === rgdName());
     console.log(
-      JSON.stringify({ promoteToCompletedMs: completedMs, rolloutWritesPerInstance: writes / N, steps }),
+      JSON.stringify({
+        promoteToCompletedMs: completedMs,
+        rolloutWritesPerInstance: writes / N,
+        // Every write request of the controller during the rollout (revision, RGD and rollout status included).
+        controllerWritesPerInstance: apiWrites / N,
+        steps,
+      }),
     );
     // One assignment and one release per promoted instance.
     assert.equal(writes, 2 * N);

@@ -55,6 +55,8 @@ export interface RolloutHost {
 /** A rollout under way is looked at again this often (deadlines, pauses), besides its instances' news. */
 const ROLLING_RECHECK_MS = 2_000;
 const IDLE_RECHECK_MS = 10_000;
+/** A pass at the target ended and the cache has not shown its status yet: look again this soon. */
+const CACHE_LAG_RECHECK_MS = 100;
 /** Assignments written in parallel. */
 const WRITE_CONCURRENCY = 10;
 
@@ -87,6 +89,8 @@ export class RolloutController {
   /** Per instance UID: our last write's answer, until the cache has caught up with it. */
   private readonly overlays = new Map<string, KubeObject>();
   private running: Promise<void> | undefined;
+  /** Set by a round's health judgement: some instance's finished pass is not in the cache yet. */
+  private lagging = false;
 
   constructor(host: RolloutHost) {
     this.host = host;
@@ -193,6 +197,7 @@ export class RolloutController {
       return { requeueAfterMs: IDLE_RECHECK_MS };
     }
     const now = new Date().toISOString();
+    this.lagging = false;
     const plan = planRollout({
       spec: read.spec,
       state: prior.state,
@@ -208,7 +213,8 @@ export class RolloutController {
     if (holdsChanged(prior.state, plan.state)) this.host.reconcileInstances(name);
     await this.write(api, plan.writes, now);
     if (plan.state.phase === 'Completed') return { requeueAfterMs: IDLE_RECHECK_MS };
-    return { requeueAfterMs: Math.min(plan.recheckAfterMs ?? ROLLING_RECHECK_MS, ROLLING_RECHECK_MS) };
+    const recheck = this.lagging ? CACHE_LAG_RECHECK_MS : ROLLING_RECHECK_MS;
+    return { requeueAfterMs: Math.min(plan.recheckAfterMs ?? recheck, recheck) };
   }
 
   private compiled(ro: KubeObject, h: HealthSpec): HealthPrograms | HealthExpressionError {
@@ -268,10 +274,10 @@ export class RolloutController {
     now: string,
   ): Health {
     const pass = this.passes.get(o.metadata.uid ?? '');
-    const atTarget =
-      parseRevision(o.metadata.labels?.[LABEL_REVISION]) === target &&
-      pass?.revision === target &&
-      Number(o.metadata.resourceVersion) >= pass.rv;
+    const passed = pass?.revision === target;
+    const seen = passed && Number(o.metadata.resourceVersion) >= pass.rv;
+    if (passed && !seen) this.lagging = true;
+    const atTarget = parseRevision(o.metadata.labels?.[LABEL_REVISION]) === target && seen;
     const judged = atTarget ? instanceHealth(programs, o) : 'Pending';
     if (judged !== 'Pending') return judged;
     return Date.parse(now) - Date.parse(since) > h.progressDeadlineMs ? 'Failed' : 'Pending';
@@ -346,7 +352,8 @@ export class RolloutController {
   private readonly lastStatus = new Map<string, Record<string, unknown>>();
 
   private noteSteps(name: string, before: RolloutState, after: RolloutState, now: string): void {
-    if (before.targetRevision !== after.targetRevision || before.stepStartedAt === undefined) return;
+    if (before.targetRevision === undefined || before.stepStartedAt === undefined) return;
+    if (after.phase !== 'Completed' && after.targetRevision !== before.targetRevision) return;
     if (after.step > before.step || (after.phase === 'Completed' && before.phase !== 'Completed'))
       this.stats.steps.push({
         rollout: name,
