@@ -232,4 +232,89 @@ describe('GraphRollout: progressive rollout of an RGD change', () => {
     assert.equal((await cmData(client, f.ns, 'pinned-a'))?.v, 'one');
     console.log(rolloutSummary((await client.get({ ...RO, name: rgdName() })) as KubeObject));
   });
+
+  it('a stuck change halts at its progress deadline; new instances stay stable; retry, abort, undo, delete', async () => {
+    // Halt (not roll back) after one failure; "stuck" never becomes ready; a short deadline.
+    await client.patch(
+      { ...RO, name: rgdName() },
+      {
+        spec: {
+          onFailure: { action: 'Halt', maxFailures: 1 },
+          health: {
+            readyWhen: ['${schema.status.state == "ACTIVE"}', '${schema.status.?v.orValue("") != "stuck"}'],
+            failWhen: ['${schema.status.?v.orValue("") == "bad"}'],
+            progressDeadline: '2s',
+          },
+        },
+      },
+    );
+    await applyRgd(client, web('stuck'));
+    const halted = await waitRollout('halted', (x) => x.phase === 'Halted' && x.targetRevision === 4);
+    assert.deepEqual(halted.failed?.sort(), CANARY.map((c) => `${f.ns}/${c}`).sort());
+    // Halted, not rolled back: the canary stays at the target.
+    for (const n of CANARY) assert.equal(await label(n), '4', n);
+
+    // A new instance during the rollout starts at the stable revision (newInstances: Stable).
+    await applyInstance(client, instance(f, 'Web', 'late', { n: 'late' }));
+    await waitState(
+      client,
+      f,
+      'Web',
+      'late',
+      'ACTIVE',
+      (o) => o.metadata.labels?.['kgraph.dev/revision'] === '2',
+    );
+    assert.equal((await cmData(client, f.ns, 'late-a'))?.v, 'two');
+
+    // Retry: the step starts again and fails again at the deadline.
+    await rolloutAction(client, rgdName(), 'retry');
+    await waitRollout(
+      'retried and halted again',
+      (x) => x.phase === 'Halted' && (x as { retry?: number }).retry === 1,
+    );
+
+    // Abort: the canary goes back to the stable revision.
+    await rolloutAction(client, rgdName(), 'abort');
+    await waitRollout('aborted', (x) => x.phase === 'Aborted');
+    for (const n of CANARY)
+      await eventually(`${n} back at 2`, async () =>
+        (await cmData(client, f.ns, `${n}-a`))?.v === 'two' && (await label(n)) === '2' ? true : undefined,
+      );
+
+    // Undo: the stable revision's spec goes back into the RGD; as in kro a new revision (5) carries it, and
+    // the rollout moves the fleet to it: canary, pause, promote, Completed.
+    await rolloutAction(client, rgdName(), 'undo');
+    await waitRollout('undo paused after the canary', (x) => x.phase === 'Paused' && x.targetRevision === 5);
+    await rolloutAction(client, rgdName(), 'promote');
+    await waitRollout('undo completed', (x) => x.phase === 'Completed' && x.stableRevision === 5);
+    for (const n of [...names, 'late']) {
+      assert.equal((await cmData(client, f.ns, `${n}-a`))?.v, 'two', n);
+      await waitState(
+        client,
+        f,
+        'Web',
+        n,
+        'ACTIVE',
+        (o) => o.metadata.labels?.['kgraph.dev/revision'] === '5',
+      );
+    }
+    assert.equal((await cmData(client, f.ns, 'pinned-a'))?.v, 'one');
+
+    // A rollout deleted mid-way releases its assignments: the instances follow the latest revision again.
+    await applyRgd(client, web('three'));
+    await waitRollout('paused at 6', (x) => x.phase === 'Paused' && x.targetRevision === 6);
+    await client.delete({ ...RO, name: rgdName() });
+    for (const n of [...names, 'late'])
+      await eventually(`${n} at 6 without assignment`, async () => {
+        const o = await getInstance(client, f, 'Web', n);
+        return o?.metadata.labels?.['kgraph.dev/revision'] === '6' &&
+          o.metadata.annotations?.['kgraph.dev/revision'] === undefined &&
+          (await cmData(client, f.ns, `${n}-a`))?.v === 'three'
+          ? true
+          : undefined;
+      });
+    assert.equal((await cmData(client, f.ns, 'pinned-a'))?.v, 'one');
+    // Nothing is kept of the instances that are gone (the pinned one included).
+    assert.ok(controller.rollouts.retained().passes <= names.length + 2);
+  });
 });

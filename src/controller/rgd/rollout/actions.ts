@@ -62,21 +62,22 @@ export async function rolloutAction(
   action: RolloutAction,
 ): Promise<KubeObject> {
   const ro = await getRollout(client, name);
-  const spec = (ro.spec ?? {}) as { promotedStep?: number; retry?: number };
+  const spec = (ro.spec ?? {}) as { retry?: number };
   const status = (ro.status ?? {}) as StatusView;
   const patch = (p: Record<string, unknown>) => client.patch(target(name), { spec: p });
   switch (action) {
     case 'promote':
       // Releases the pause the rollout is at (and any before it); a later pause still waits.
-      return patch({ promotedStep: Math.max(spec.promotedStep ?? -1, status.step ?? 0), paused: false });
+      return patch({ promoted: { revision: status.targetRevision ?? 0, step: status.step ?? 0 }, paused: false });
     case 'pause':
       return patch({ paused: true });
     case 'resume':
       return patch({ paused: false });
     case 'abort':
-      return patch({ abort: true });
+      return patch({ abortRevision: status.targetRevision ?? 0 });
     case 'retry':
-      return patch({ abort: false, retry: (spec.retry ?? 0) + 1 });
+      // A merge patch's null removes the field: the abort is lifted.
+      return patch({ abortRevision: null, retry: (spec.retry ?? 0) + 1 });
     case 'undo':
       return undo(client, name, status);
   }

@@ -84,10 +84,10 @@ export class RolloutController {
     string,
     { generation: number; programs: HealthPrograms | HealthExpressionError }
   >();
-  /** Per instance UID: the revision of its last finished pass and the version that pass's status is in. */
-  private readonly passes = new Map<string, { revision: number | undefined; rv: number }>();
+  /** Per instance UID: its RGD, the revision of its last finished pass and the version that pass's status is in. */
+  private readonly passes = new Map<string, { rgd: string; revision: number | undefined; rv: number }>();
   /** Per instance UID: our last write's answer, until the cache has caught up with it. */
-  private readonly overlays = new Map<string, KubeObject>();
+  private readonly overlays = new Map<string, { rgd: string; obj: KubeObject }>();
   private running: Promise<void> | undefined;
   /** Set by a round's health judgement: some instance's finished pass is not in the cache yet. */
   private lagging = false;
@@ -106,9 +106,11 @@ export class RolloutController {
         if (o === n || o.metadata.generation !== n.metadata.generation) enqueue(n);
       },
       delete: (o) => {
-        this.known.delete(o.metadata.name ?? '');
-        // Its holds are gone: the instances follow the latest revision again.
-        this.host.reconcileInstances(o.metadata.name ?? '');
+        const name = o.metadata.name ?? '';
+        this.known.delete(name);
+        this.lastStatus.delete(name);
+        // Its holds are gone: its assignments are released and the instances follow the latest revision again.
+        void this.releaseAll(name).finally(() => this.host.reconcileInstances(name));
       },
     });
   }
@@ -129,14 +131,20 @@ export class RolloutController {
 
   /** An instance pass ended (instanceReconciler.ts `onPass`). */
   notePass(api: InstanceApi, inst: KubeObject, rv: number): void {
-    this.passes.set(inst.metadata.uid ?? '', { revision: api.revision, rv });
+    this.passes.set(inst.metadata.uid ?? '', { rgd: api.rgdName, revision: api.revision, rv });
     if (this.informer.get(undefined, api.rgdName)) this.queue.add(api.rgdName);
   }
 
-  /** Forgets a deleted instance. */
-  forgetInstance(uid: string): void {
-    this.passes.delete(uid);
-    this.overlays.delete(uid);
+  /** Forgets what is kept of an RGD's instances that are gone (deleted, or no longer served). */
+  private forgetGone(rgdName: string, present: KubeObject[]): void {
+    const uids = new Set(present.map((o) => o.metadata.uid ?? ''));
+    for (const [uid, p] of this.passes) if (p.rgd === rgdName && !uids.has(uid)) this.passes.delete(uid);
+    for (const [uid, o] of this.overlays) if (o.rgd === rgdName && !uids.has(uid)) this.overlays.delete(uid);
+  }
+
+  /** How many instances the per-instance maps hold (tests). */
+  retained(): { passes: number; overlays: number } {
+    return { passes: this.passes.size, overlays: this.overlays.size };
   }
 
   /** Where the RGD's rollout holds an instance that names no revision (undefined: no rollout). */
@@ -217,6 +225,19 @@ export class RolloutController {
     return { requeueAfterMs: Math.min(plan.recheckAfterMs ?? recheck, recheck) };
   }
 
+  /** Releases every assignment of a deleted rollout (best effort: a failure is logged). */
+  private async releaseAll(rgdName: string): Promise<void> {
+    const api = this.host.servedApi(rgdName);
+    if (!api) return;
+    const writes: Write[] = this.host
+      .instancesOf(rgdName)
+      .filter((o) => o.metadata.annotations?.[ANNOTATION_ASSIGNED_AT] !== undefined)
+      .map((o) => ({ kind: 'release', namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' }));
+    await this.write(api, writes, new Date().toISOString()).catch((e: unknown) =>
+      this.host.log.warn({ rollout: rgdName, err: errorMessage(e) }, 'rollout assignments not released'),
+    );
+  }
+
   private compiled(ro: KubeObject, h: HealthSpec): HealthPrograms | HealthExpressionError {
     const gen = ro.metadata.generation ?? 0;
     const got = this.programs.get(ro.metadata.name ?? '');
@@ -238,7 +259,9 @@ export class RolloutController {
   ): FleetInstance[] {
     const target =
       latest !== state.stableRevision && latest !== state.targetRevision ? latest : state.targetRevision;
-    return this.host.instancesOf(rgdName).map((cached) => {
+    const present = this.host.instancesOf(rgdName);
+    this.forgetGone(rgdName, present);
+    return present.map((cached) => {
       const o = this.current(cached);
       const a = o.metadata.annotations ?? {};
       const assigned =
@@ -286,7 +309,7 @@ export class RolloutController {
   /** The cached instance, or our newer write's answer while the cache lags it. */
   private current(cached: KubeObject): KubeObject {
     const uid = cached.metadata.uid ?? '';
-    const mine = this.overlays.get(uid);
+    const mine = this.overlays.get(uid)?.obj;
     if (!mine) return cached;
     if (Number(cached.metadata.resourceVersion) >= Number(mine.metadata.resourceVersion)) {
       this.overlays.delete(uid);
@@ -321,7 +344,7 @@ export class RolloutController {
         { fieldManager: ROLLOUT_MANAGER, force: true },
       );
       this.stats.instanceWrites += 1;
-      if (res) this.overlays.set(res.metadata.uid ?? '', res);
+      if (res) this.overlays.set(res.metadata.uid ?? '', { rgd: api.rgdName, obj: res });
     } catch (e) {
       this.host.log.warn(
         { instance: `${w.namespace}/${w.name}`, err: errorMessage(e) },

@@ -33,9 +33,13 @@ export interface RolloutSpec {
   /** Instances created after the rollout started: at the target or at the stable revision. */
   newInstances: 'Latest' | 'Stable';
   paused: boolean;
-  /** The highest step index `kgraph rollout promote` released (-1: none). */
-  promotedStep: number;
-  abort: boolean;
+  /**
+   * What `kgraph rollout promote` released: pauses up to `step` of the rollout to `revision` (a promotion
+   * names its target, so it never releases the pauses of a later rollout).
+   */
+  promoted?: { revision: number; step: number };
+  /** `kgraph rollout abort` of the rollout to this revision. */
+  abortRevision?: number;
   /** Bumped by `kgraph rollout retry`: a halted rollout starts its step again. */
   retry: number;
 }
@@ -241,7 +245,8 @@ export function planRollout(input: PlanInput): Plan {
     return done(`revision ${stable} is stable`, releaseAll(governed));
 
   const stopped = state.phase === 'Halted' || state.phase === 'RolledBack' || state.phase === 'Aborted';
-  if (stopped && spec.retry > state.retry && !spec.abort) {
+  const abort = spec.abortRevision !== undefined && spec.abortRevision === target;
+  if (stopped && spec.retry > state.retry && !abort) {
     // Retry: the step starts again; the failed instances are moved back first, then forward.
     const { failed: _f, ...rest } = state;
     state = { ...rest, phase: 'Progressing', retry: spec.retry, stepStartedAt: now };
@@ -250,7 +255,7 @@ export function planRollout(input: PlanInput): Plan {
       governed.filter((i) => i.health === 'Failed' && i.assigned !== undefined).map(release),
     );
   }
-  if (spec.abort && state.phase !== 'Aborted') state = { ...state, phase: 'Aborted' };
+  if (abort && state.phase !== 'Aborted') state = { ...state, phase: 'Aborted' };
   if (state.phase === 'Aborted' || state.phase === 'RolledBack')
     return done(`back at revision ${stable}`, releaseAll(governed));
   if (state.phase === 'Halted') return done('halted: failures reached the limit', []);
@@ -295,7 +300,8 @@ export function planRollout(input: PlanInput): Plan {
 
   // The step is done: a pause waits; anything else moves on.
   const step = spec.steps[state.step];
-  if (step && isPause(step) && state.step > spec.promotedStep) {
+  const promotedStep = spec.promoted?.revision === target ? spec.promoted.step : -1;
+  if (step && isPause(step) && state.step > promotedStep) {
     const d = step.pause.durationSeconds;
     if (d === undefined) {
       state = { ...state, phase: 'Paused' };

@@ -93,8 +93,8 @@ export function readRolloutSpec(o: object): { spec: RolloutSpec; health: HealthS
       onFailure: f.action === 'Halt' ? 'Halt' : 'Rollback',
       newInstances: s.newInstances === 'Latest' ? 'Latest' : 'Stable',
       paused: s.paused === true,
-      promotedStep: int(s.promotedStep) ?? -1,
-      abort: s.abort === true,
+      ...promotion(s.promoted),
+      ...(int(s.abortRevision) !== undefined ? { abortRevision: int(s.abortRevision) as number } : {}),
       retry: int(s.retry) ?? 0,
     },
     health: {
@@ -104,6 +104,13 @@ export function readRolloutSpec(o: object): { spec: RolloutSpec; health: HealthS
       ...(typeof s.gate === 'string' ? { gate: s.gate } : {}),
     },
   };
+}
+
+function promotion(v: unknown): Pick<RolloutSpec, 'promoted'> {
+  const p = obj(v);
+  const revision = int(p.revision);
+  const step = int(p.step);
+  return revision !== undefined && step !== undefined ? { promoted: { revision, step } } : {};
 }
 
 /** The recorded state in `status` (a restarted controller continues from it). */

@@ -33,8 +33,6 @@ const spec = (over: Partial<RolloutSpec> = {}): RolloutSpec => ({
   onFailure: 'Rollback',
   newInstances: 'Stable',
   paused: false,
-  promotedStep: -1,
-  abort: false,
   retry: 0,
   ...over,
 });
@@ -126,7 +124,11 @@ describe('rollout planning', () => {
     assert.equal(paused.state.phase, 'Paused');
     assert.deepEqual(paused.writes, []);
     const promoted = planRollout(
-      input({ state: paused.state, spec: spec({ promotedStep: 1 }), instances: canaryReady }),
+      input({
+        state: paused.state,
+        spec: spec({ promoted: { revision: 2, step: 1 } }),
+        instances: canaryReady,
+      }),
     );
     assert.equal(promoted.state.step, 2);
     assert.deepEqual(names(promoted.writes), ['i02', 'i03', 'i04']);
@@ -134,7 +136,7 @@ describe('rollout planning', () => {
     const next = planRollout(
       input({
         state: promoted.state,
-        spec: spec({ promotedStep: 1 }),
+        spec: spec({ promoted: { revision: 2, step: 1 } }),
         instances: at(['i00', 'i01', 'i02', 'i03'], ['i00', 'i01', 'i02', 'i03', 'i04']),
       }),
     );
@@ -172,7 +174,11 @@ describe('rollout planning', () => {
   it('completes when all governed instances are ready: the target becomes stable, assignments released', () => {
     const xs = fleet(4).map((i) => ({ ...i, assigned: 2, health: 'Ready' as const }));
     const p = planRollout(
-      input({ instances: xs, state: { ...rolling, step: 3 }, spec: spec({ promotedStep: 1 }) }),
+      input({
+        instances: xs,
+        state: { ...rolling, step: 3 },
+        spec: spec({ promoted: { revision: 2, step: 1 } }),
+      }),
     );
     assert.equal(p.state.phase, 'Completed');
     assert.equal(p.state.stableRevision, 2);
@@ -183,8 +189,12 @@ describe('rollout planning', () => {
   it('is the same plan after a restart: the recorded state and assignments decide', () => {
     const xs = fleet(20).map((i, n) => (n < 5 ? { ...i, assigned: 2, health: 'Ready' as const } : i));
     const state = { ...rolling, step: 2 };
-    const a = planRollout(input({ instances: xs, state, spec: spec({ promotedStep: 1 }) }));
-    const b = planRollout(input({ instances: xs, state, spec: spec({ promotedStep: 1 }) }));
+    const a = planRollout(
+      input({ instances: xs, state, spec: spec({ promoted: { revision: 2, step: 1 } }) }),
+    );
+    const b = planRollout(
+      input({ instances: xs, state, spec: spec({ promoted: { revision: 2, step: 1 } }) }),
+    );
     assert.deepEqual(a, b);
     assert.deepEqual(names(a.writes), ['i05', 'i06', 'i07']);
   });
@@ -201,5 +211,18 @@ describe('rollout planning', () => {
     const p = planRollout(input({ instances: xs, gate: (c) => c.ready >= 3 }));
     assert.equal(p.state.step, 0);
     assert.match(p.message, /gate/);
+  });
+
+  it("a promotion or an abort names its target: a later rollout's pauses and progress are its own", () => {
+    const canaryReady = fleet(20).map((i) =>
+      i.labels.canary ? { ...i, assigned: 2, health: 'Ready' as const } : i,
+    );
+    const old = spec({ promoted: { revision: 1, step: 1 }, abortRevision: 1 });
+    const p = planRollout(input({ instances: canaryReady, spec: old }));
+    assert.equal(p.state.phase, 'Paused');
+    assert.equal(p.state.step, 1);
+    const aborted = planRollout(input({ instances: canaryReady, spec: spec({ abortRevision: 2 }) }));
+    assert.equal(aborted.state.phase, 'Aborted');
+    assert.equal(aborted.writes.length, 2);
   });
 });
