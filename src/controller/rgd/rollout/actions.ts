@@ -68,7 +68,10 @@ export async function rolloutAction(
   switch (action) {
     case 'promote':
       // Releases the pause the rollout is at (and any before it); a later pause still waits.
-      return patch({ promoted: { revision: status.targetRevision ?? 0, step: status.step ?? 0 }, paused: false });
+      return patch({
+        promoted: { revision: status.targetRevision ?? 0, step: status.step ?? 0 },
+        paused: false,
+      });
     case 'pause':
       return patch({ paused: true });
     case 'resume':
