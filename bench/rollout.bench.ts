@@ -126,6 +126,12 @@ try {
     return p.phase === 'Completed' && p.stableRevision === 2;
   });
   const totalMs = performance.now() - t0;
+  // Completed is recorded before the assignments are released: count the releases too.
+  await until('assignments released', async () =>
+    (await admin.listAll({ apiVersion: 'kro.run/v1alpha1', kind: 'Fleet', namespace: ns })).items.every(
+      (o) => o.metadata.annotations?.['kgraph.dev/revision'] === undefined,
+    ),
+  );
   await controller.idle(120_000);
   const writes = controller.client.counters.writes() - writes0;
   const rolloutWrites = controller.rollouts.stats.instanceWrites - rolloutWrites0;
