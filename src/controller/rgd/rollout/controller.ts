@@ -28,7 +28,13 @@ import {
   type HealthPrograms,
   instanceHealth,
 } from './health.ts';
-import { ANNOTATION_ASSIGNED_AT, ROLLOUT_API_VERSION, ROLLOUT_MANAGER, ROLLOUT_PLURAL } from './names.ts';
+import {
+  ANNOTATION_ASSIGNED_AT,
+  ROLLOUT_API_VERSION,
+  ROLLOUT_KIND,
+  ROLLOUT_MANAGER,
+  ROLLOUT_PLURAL,
+} from './names.ts';
 import {
   defaultRevision,
   type FleetInstance,
@@ -109,6 +115,7 @@ export class RolloutController {
         const name = o.metadata.name ?? '';
         this.known.delete(name);
         this.lastStatus.delete(name);
+        this.programs.delete(name);
         // Its holds are gone: its assignments are released and the instances follow the latest revision again.
         void this.releaseAll(name).finally(() => this.host.reconcileInstances(name));
       },
@@ -281,10 +288,12 @@ export class RolloutController {
       const following =
         assigned !== undefined ? assigned === target : defaultRevision(state, spec, created) === target;
       if (!following) return base;
-      return {
-        ...base,
-        health: this.health(o, target, programs, health, assignedAt ?? state.startedAt ?? created, now),
-      };
+      // The deadline counts from the move: the assignment, or (following by default) the later of the
+      // rollout's start and the instance's creation.
+      const started = state.startedAt ?? created;
+      const since =
+        assignedAt ?? new Date(Math.max(Date.parse(started) || 0, Date.parse(created) || 0)).toISOString();
+      return { ...base, health: this.health(o, target, programs, health, since, now) };
     });
   }
 
@@ -365,7 +374,7 @@ export class RolloutController {
     // Our last write, while the cache may still hold the one before it.
     if (sameStatus(this.lastStatus.get(name) ?? ro.status, status)) return;
     await this.host.client.applyStatus(
-      { apiVersion: ROLLOUT_API_VERSION, kind: ro.kind, metadata: { name }, status },
+      { apiVersion: ROLLOUT_API_VERSION, kind: ROLLOUT_KIND, metadata: { name }, status },
       { fieldManager: ROLLOUT_MANAGER, force: true },
     );
     this.lastStatus.set(name, status);
