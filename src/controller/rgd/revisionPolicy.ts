@@ -95,11 +95,7 @@ export function chooseRevision(input: RevisionChoiceInput): RevisionChoice | Rev
   if (wanted === undefined && pin.policy === 'Manual') wanted = reconciledRevision(input.meta);
   if (wanted === undefined) wanted = input.rolloutDefault;
   if (wanted === undefined || wanted === input.latest) return { kind: 'latest' };
-  if (input.latest === undefined)
-    return new RevisionResolutionError(
-      'RevisionsUnavailable',
-      `revision ${wanted} is asked for and the RGD has no GraphRevisions (is the GraphRevision CRD installed?)`,
-    );
+  // Also while the latest number is unknown (revisions settling): the revision asked for is looked up as is.
   return { kind: 'revision', revision: wanted };
 }
 

@@ -114,6 +114,11 @@ export class RevisionResolver {
     revision: number,
   ): Promise<CompiledGraph | RevisionResolutionError> {
     const r = this.revisionObject(rgdName, revision);
+    if (!r && this.informer.list().length === 0 && !this.informer.hasSynced())
+      return new RevisionResolutionError(
+        'RevisionsUnavailable',
+        `revision ${revision} is asked for and no GraphRevision is readable (is the GraphRevision CRD installed?)`,
+      );
     if (!r)
       return new RevisionResolutionError(
         'RevisionNotFound',
