@@ -18,6 +18,7 @@ import { LABEL_APPLYSET_PART_OF } from '../../../src/controller/rgd/names.ts';
 import { runFleetDiff } from '../../../src/fleet/run.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
+import { grantServiceAccount } from '../../support/kube.ts';
 import {
   applyInstance,
   applyRgd,
@@ -249,5 +250,65 @@ describe('kgraph fleet diff', () => {
     const neither = cli(['-n', f.ns, '--kubeconfig', kubeconfig]);
     assert.equal(neither.status, 2);
     assert.match(neither.stderr, /KG6123/);
+  });
+
+  it("--server-side applies as the instance's ServiceAccount: what it may not write is refused", async () => {
+    await client.apply(
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: f.ns } },
+      { fieldManager: 'test', force: true },
+    );
+    await grantServiceAccount(
+      client,
+      f.ns,
+      'deployer',
+      ['configmaps'],
+      ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'],
+      {
+        name: 'deployer',
+        namespace: f.ns,
+      },
+    );
+    const withSa = (resources: unknown[]) => {
+      const r = rgd(f, 'fleetsa', { ...SCHEMA, kind: 'FleetSa' }, resources);
+      (r.spec as Record<string, unknown>).defaultServiceAccounts = { '*': 'deployer' };
+      return r;
+    };
+    const base = [{ id: 'config', template: cmTemplate('config', { color: '${schema.spec.color}' }) }];
+    await applyRgd(client, withSa(base));
+    await waitRgd(client, 'fleetsa', 'Ready', 'True');
+    await applyInstance(client, instance(f, 'FleetSa', 'sa1', {}));
+    await waitState(client, f, 'FleetSa', 'sa1', 'ACTIVE');
+    await controller.idle();
+    const file = join(dir, 'fleetsa-v2.yaml');
+    writeFileSync(
+      file,
+      stringify(
+        withSa([
+          {
+            id: 'config',
+            template: cmTemplate('config', { color: '${schema.spec.color}', owner: 'platform' }),
+          },
+          {
+            id: 'secret',
+            template: {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: { name: '${schema.metadata.name}-secret' },
+              stringData: { k: 'v' },
+            },
+          },
+        ]),
+      ),
+    );
+    const run = await runFleetDiff(client, { file }, { namespace: f.ns, serverSide: true });
+    const sa1 = run.report.instances.find((i) => i.name === 'sa1');
+    const as = `system:serviceaccount:${f.ns}:deployer`;
+    assert.deepEqual(
+      Object.entries(sa1?.serverSide ?? {})
+        .map(([k, a]) => `${k} ${a.outcome} ${a.as}`)
+        .sort(),
+      [`ConfigMap/${f.ns}/sa1-config admitted ${as}`, `Secret/${f.ns}/sa1-secret refused ${as}`],
+    );
+    assert.match(sa1?.serverSide?.[`Secret/${f.ns}/sa1-secret`]?.message ?? '', /^403: .*forbidden/);
   });
 });
