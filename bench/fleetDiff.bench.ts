@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * `kgraph fleet diff` over a fleet (design/rgd.md §19.7): a fresh local control plane, the RGD controller
+ * `kgraph fleet diff` over a fleet (design/rgd.md §19.9): a fresh local control plane, the RGD controller
  * (in-process) converges N instances of an RGD with 5 ConfigMap children (1 base + 4 reading it) and is
  * stopped; then an edit of one child template is diffed against every instance, in-process (median of
  * rounds: reading the cluster, the diff, the requests made), once with `--server-side`, and as the

@@ -1,5 +1,5 @@
 /**
- * What `kgraph fleet diff` reads from the cluster (design/rgd.md §19.7), and nothing else: the two
+ * What `kgraph fleet diff` reads from the cluster (design/rgd.md §19.9), and nothing else: the two
  * specs (the cluster's RGD, its GraphRevisions, or a file compiled against the cluster's schemas), the
  * RGD's instances, and one LIST per kind the old and new graphs read or write or the instances'
  * ApplySet inventories name — never a request per instance. Read-only.

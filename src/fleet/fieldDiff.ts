@@ -1,5 +1,5 @@
 /**
- * The field-level answer of `kgraph fleet diff` for one object (design/rgd.md §19.7): which fields an
+ * The field-level answer of `kgraph fleet diff` for one object (design/rgd.md §19.9): which fields an
  * apply of the new desired object sets to another value than the cluster holds, and which fields the old
  * desired object wrote that the new one no longer does (server-side apply removes those). Only the fields
  * the desired objects name are compared, so what the server defaults or other managers own is no change.

@@ -1,5 +1,5 @@
 /**
- * `kgraph fleet diff` over a snapshot (design/rgd.md §19.7): the schema verdict of old → new, then for
+ * `kgraph fleet diff` over a snapshot (design/rgd.md §19.9): the schema verdict of old → new, then for
  * every instance its diff (instanceDiff.ts) against one observed state built from one list per kind.
  * Pure: the snapshot comes in (cluster.ts reads it), the report goes out (report.ts prints it).
  */
@@ -11,6 +11,9 @@ import { type KubeObject, observedFromObjects, type TypeInfo } from '../runtime/
 import { childrenByApplySet, diffInstance, type InstanceDiff } from './instanceDiff.ts';
 import { type FleetDiffReport, summarize } from './report.ts';
 import { instanceProblems, schemaVerdict, withNewDefaults } from './schemaVerdict.ts';
+
+/** The pinning annotation (design/rgd.md §19.5): a `Manual` instance stays at its revision. */
+const REVISION_POLICY = 'kgraph.dev/revision-policy';
 
 export interface FleetSide {
   /** The RGD object (its `spec`; `metadata.annotations` carry the breaking-change opt-in). */
@@ -63,6 +66,11 @@ export function diffFleet(
     const annotations = isRecord(meta.annotations) ? (meta.annotations as Record<string, string>) : undefined;
     if (isSuspended(annotations)) {
       instances.push({ ...head, skipped: 'suspended (kro.run/reconcile)' });
+      continue;
+    }
+    if (annotations?.[REVISION_POLICY] === 'Manual') {
+      // Pinned by its owner: no new spec reaches it until the pin is lifted.
+      instances.push({ ...head, skipped: `pinned (${REVISION_POLICY}: Manual)` });
       continue;
     }
     const newInstance = withNewDefaults(inst, verdict.specSchema);

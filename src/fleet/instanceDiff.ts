@@ -1,5 +1,5 @@
 /**
- * One instance of `kgraph fleet diff` (design/rgd.md §19.7): what the controller's next reconcile of it
+ * One instance of `kgraph fleet diff` (design/rgd.md §19.9): what the controller's next reconcile of it
  * would write once the new spec is in force — the passes of one reconcile (design/graph.md §22.2) run
  * against the observed snapshot, each pass's applies laid over it (overlay.ts), then the prune:
  *

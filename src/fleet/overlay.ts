@@ -1,5 +1,5 @@
 /**
- * The cluster as the controller's later passes of one reconcile see it (design/rgd.md §19.7): the
+ * The cluster as the controller's later passes of one reconcile see it (design/rgd.md §19.9): the
  * observed snapshot with the objects a pass applied laid over it — an applied object is the live one
  * with the desired fields merged in (its status as it was), a created one is the desired object alone
  * (no status yet, so whatever waits for its readiness keeps waiting). Pure.

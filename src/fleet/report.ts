@@ -1,5 +1,5 @@
 /**
- * The answer of `kgraph fleet diff` (design/rgd.md §19.7): per instance what would change, be added, be
+ * The answer of `kgraph fleet diff` (design/rgd.md §19.9): per instance what would change, be added, be
  * pruned or wait, the schema verdict, and the exit code as `kubectl diff` gives it (0 no difference,
  * 1 differences, >1 an error — set by the command). Text for people, JSON (`-o json`) for CI. Pure.
  */

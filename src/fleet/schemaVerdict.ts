@@ -1,5 +1,5 @@
 /**
- * The schema half of `kgraph fleet diff` (design/rgd.md §19.7): the generated CRD of the old and the new
+ * The schema half of `kgraph fleet diff` (design/rgd.md §19.9): the generated CRD of the old and the new
  * spec compared with the same check the RGD controller runs before it updates a CRD (design/rgd.md §19.4,
  * schema/crd/compat.ts), and whether the controller would refuse the update (a breaking change without
  * `kro.run/allow-breaking-changes: "true"`). Pure.

@@ -1,5 +1,5 @@
 /**
- * `kgraph fleet diff --server-side` (design/rgd.md §19.7): each object the diff would add or change is
+ * `kgraph fleet diff --server-side` (design/rgd.md §19.9): each object the diff would add or change is
  * applied as a server-side dry run, as the controller would apply it — its field manager, forced, and
  * as the instance's ServiceAccount where the RGD maps one — so admission (webhooks, policies, quota,
  * RBAC) and defaulting are part of the answer. A change the server would store as it holds it is a

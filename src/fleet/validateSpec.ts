@@ -1,9 +1,10 @@
 /**
- * Does an instance's spec still fit the new schema? The structural checks the API server makes on an
- * update of a stored object (design/rgd.md §19.7): type, required fields, enum, pattern, bounds of numbers,
- * strings, lists and maps. Fields the schema does not know are reported too — the server would drop
- * them (pruning), so what they meant is lost. `x-kubernetes-validations` rules are not evaluated here
- * (`--server-side` does not cover them either: the CRD is not changed by a diff). Pure.
+ * Does an instance's spec still fit the new schema? The structural checks the API server makes when an
+ * object is written (design/rgd.md §19.9): type, required fields, enum, pattern, bounds of numbers,
+ * strings, lists and maps. The server ratchets: an update that leaves an invalid field unchanged passes,
+ * so a problem here means the next change of that field must fit. Fields the schema does not know are
+ * reported too — the server drops them (pruning), so what they meant is lost. `x-kubernetes-validations`
+ * rules are not evaluated here. Pure.
  */
 import { isRecord } from '../diag/record.ts';
 import type { OpenAPISchema } from '../schema/openapi.ts';

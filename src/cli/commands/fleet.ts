@@ -1,7 +1,7 @@
 /**
  * `kgraph fleet diff -f NEW.yaml | --rgd NAME --from N [--to M] [-n NS | -A] [-l SELECTOR]
  * [--server-side] [-o text|json]`: what an RGD edit would do to every live instance before it is applied
- * (design/rgd.md §19.7). Exit codes as `kubectl diff`: 0 no differences, 1 differences, 2 an error.
+ * (design/rgd.md §19.9). Exit codes as `kubectl diff`: 0 no differences, 1 differences, 2 an error.
  */
 import type { Command } from 'commander';
 import { KgraphError } from '../../diag/diagnostic.ts';

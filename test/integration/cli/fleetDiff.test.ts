@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * `kgraph fleet diff` on the real control plane (design/rgd.md §19.7): six instances of an RGD, an edit
+ * `kgraph fleet diff` on the real control plane (design/rgd.md §19.9): six instances of an RGD, an edit
  * that touches some of them (a changed child for the big ones, a new child for the red ones, a removed
  * node for the green ones); the diff's prediction must be exactly the children the controller then
  * writes (resourceVersion changed), creates and prunes once the edit is applied. Then the rollback
@@ -18,6 +18,7 @@ import { LABEL_APPLYSET_PART_OF } from '../../../src/controller/rgd/names.ts';
 import { runFleetDiff } from '../../../src/fleet/run.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
+import { documentedSchema, schemaViolations } from '../../support/jsonSchema.ts';
 import { grantServiceAccount } from '../../support/kube.ts';
 import {
   applyInstance,
@@ -212,6 +213,7 @@ describe('kgraph fleet diff', () => {
     ]);
     assert.equal(r.status, 1, r.stderr);
     const report = JSON.parse(r.stdout) as { summary: { affected: number }; instances: unknown[] };
+    assert.deepEqual(schemaViolations(report, documentedSchema('fleet-diff')), []);
     assert.equal(report.summary.affected, 4);
     assert.equal(report.instances.length, 6);
     const none = cli([
@@ -247,6 +249,11 @@ describe('kgraph fleet diff', () => {
       missing.stderr,
       /KG6121: ResourceGraphDefinition fleetweb has no revision 9 \(revisions kept: 1, 2\)/,
     );
+    const renamed = join(dir, 'renamed.yaml');
+    writeFileSync(renamed, stringify(rgd(f, 'fleetweb', { ...SCHEMA, kind: 'FleetSite' }, V2)));
+    const kind = cli(['-f', renamed, '-n', f.ns, '--kubeconfig', kubeconfig]);
+    assert.equal(kind.status, 2);
+    assert.match(kind.stderr, /KG6124: .*FleetSite.*FleetWeb.*immutable/);
     const neither = cli(['-n', f.ns, '--kubeconfig', kubeconfig]);
     assert.equal(neither.status, 2);
     assert.match(neither.stderr, /KG6123/);

@@ -118,6 +118,7 @@ describe('-o json matches the schema on the command page', () => {
       'crd',
       'deploy-plan',
       'deploy-result',
+      'fleet-diff',
       'get',
       'graph',
       'render',

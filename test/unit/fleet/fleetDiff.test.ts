@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
- * The pure fleet diff (design/rgd.md §19.7): an RGD edit compiled by the real compiler, instances and
+ * The pure fleet diff (design/rgd.md §19.9): an RGD edit compiled by the real compiler, instances and
  * their children as the controller leaves them (stamped, owned by its manager), and what the next
  * reconcile would write under the new spec.
  */
