@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
 /**
  * `kgraph fleet diff` on the real control plane (design/rgd.md §19.9): six instances of an RGD, an edit
- * that touches some of them (a changed child for the big ones, a new child for the red ones, a removed
- * node for the green ones); the diff's prediction must be exactly the children the controller then
- * writes (resourceVersion changed), creates and prunes once the edit is applied. Then the rollback
+ * that touches some of them (a changed ConfigMap and Deployment image for the big ones, a new child for
+ * the red ones, a removed node for the green ones); the diff's prediction must be exactly the children
+ * the controller then writes (generation or resourceVersion changed), creates and prunes once the edit
+ * is applied. Then the rollback
  * preview between two GraphRevisions, `--server-side`, and the refusals (exit 2, located diagnostics).
  */
 import assert from 'node:assert/strict';
@@ -45,8 +46,35 @@ const SCHEMA = {
   spec: { color: 'string | default="blue"', big: 'boolean | default=false' },
 };
 
+/** A Deployment whose image the edit changes for the big instances only (server-defaulted fields, lists). */
+const deployment = (bigImage: string) => ({
+  id: 'web',
+  template: {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: '${schema.metadata.name}-web' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: '${schema.metadata.name}-web' } },
+      template: {
+        metadata: { labels: { app: '${schema.metadata.name}-web' } },
+        spec: {
+          containers: [
+            {
+              name: 'web',
+              image: `\${schema.spec.big ? "${bigImage}" : "nginx:1.26"}`,
+              ports: [{ containerPort: 8080 }],
+            },
+          ],
+        },
+      },
+    },
+  },
+});
+
 const V1 = [
   { id: 'config', template: cmTemplate('config', { color: '${schema.spec.color}' }) },
+  deployment('nginx:1.27'),
   { id: 'extra', includeWhen: ['${schema.spec.big}'], template: cmTemplate('extra', { size: 'large' }) },
   {
     id: 'legacy',
@@ -56,6 +84,7 @@ const V1 = [
 ];
 const V2 = [
   { id: 'config', template: cmTemplate('config', { color: '${schema.spec.color}' }) },
+  deployment('nginx:1.28'),
   {
     id: 'extra',
     includeWhen: ['${schema.spec.big}'],
@@ -77,20 +106,33 @@ const INSTANCES: [string, Record<string, unknown>][] = [
   ['f', {}],
 ];
 
-/** The instances' children: name → resourceVersion. */
+/**
+ * The instances' children: `Kind/name` → what tells a write: the generation where the kind has one (a
+ * Deployment's status moves on its own; its generation only with a spec write), else the resourceVersion.
+ */
 async function children(client: RestClient, ns: string): Promise<Map<string, string>> {
-  const list = await client.listAll(
-    { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns },
-    { labelSelector: LABEL_APPLYSET_PART_OF },
-  );
-  return new Map(
-    list.items
-      .filter((o) => !o.metadata.deletionTimestamp)
-      .map((o) => [o.metadata.name ?? '', o.metadata.resourceVersion ?? ''] as const),
-  );
+  const out = new Map<string, string>();
+  for (const [apiVersion, kind] of [
+    ['v1', 'ConfigMap'],
+    ['apps/v1', 'Deployment'],
+  ] as const) {
+    const list = await client.listAll(
+      { apiVersion, kind, namespace: ns },
+      { labelSelector: LABEL_APPLYSET_PART_OF },
+    );
+    for (const o of list.items) {
+      if (o.metadata.deletionTimestamp) continue;
+      const version =
+        o.metadata.generation !== undefined
+          ? `g${o.metadata.generation}`
+          : (o.metadata.resourceVersion ?? '');
+      out.set(`${kind}/${o.metadata.name ?? ''}`, version);
+    }
+  }
+  return out;
 }
 
-/** `action ConfigMap/name` for every object the report names. */
+/** `action Kind/name` for every object the report names. */
 function predicted(report: {
   instances: { objects: { action: string; kind: string; name: string }[] }[];
 }): string[] {
@@ -137,10 +179,25 @@ describe('kgraph fleet diff', () => {
       'add ConfigMap/e-fresh',
       'change ConfigMap/b-extra',
       'change ConfigMap/e-extra',
+      'change Deployment/b-web',
+      'change Deployment/e-web',
       'prune ConfigMap/d-legacy',
     ]);
     const b = run.report.instances.find((i) => i.name === 'b');
-    assert.deepEqual(b?.objects[0]?.fields, [{ path: 'data.owner', op: 'set', to: 'platform' }]);
+    assert.deepEqual(
+      b?.objects.map((o) => o.fields),
+      [
+        [{ path: 'data.owner', op: 'set', to: 'platform' }],
+        [
+          {
+            path: 'spec.template.spec.containers[name=web].image',
+            op: 'set',
+            from: 'nginx:1.27',
+            to: 'nginx:1.28',
+          },
+        ],
+      ],
+    );
     assert.equal(run.report.summary.affected, 4);
 
     const before = await children(client, f.ns);
@@ -149,17 +206,23 @@ describe('kgraph fleet diff', () => {
     // Converged: the new child exists and the removed node's child is gone.
     await eventually('the edit converged', async () => {
       const now = await children(client, f.ns);
-      return now.has('e-fresh') && now.has('c-fresh') && !now.has('d-legacy') ? true : undefined;
+      return now.has('ConfigMap/e-fresh') &&
+        now.has('ConfigMap/c-fresh') &&
+        !now.has('ConfigMap/d-legacy') &&
+        now.get('Deployment/b-web') === 'g2' &&
+        now.get('Deployment/e-web') === 'g2'
+        ? true
+        : undefined;
     });
     for (const [name] of INSTANCES) await waitState(client, f, 'FleetWeb', name, 'ACTIVE');
     await controller.idle();
     const after = await children(client, f.ns);
     const actual: string[] = [];
-    for (const [name, rv] of after) {
-      if (!before.has(name)) actual.push(`add ConfigMap/${name}`);
-      else if (before.get(name) !== rv) actual.push(`change ConfigMap/${name}`);
+    for (const [name, version] of after) {
+      if (!before.has(name)) actual.push(`add ${name}`);
+      else if (before.get(name) !== version) actual.push(`change ${name}`);
     }
-    for (const name of before.keys()) if (!after.has(name)) actual.push(`prune ConfigMap/${name}`);
+    for (const name of before.keys()) if (!after.has(name)) actual.push(`prune ${name}`);
     assert.deepEqual(actual.sort(), predicted(run.report));
 
     // Applied: the same file against the cluster now changes nothing.
@@ -180,6 +243,8 @@ describe('kgraph fleet diff', () => {
       'add ConfigMap/d-legacy',
       'change ConfigMap/b-extra',
       'change ConfigMap/e-extra',
+      'change Deployment/b-web',
+      'change Deployment/e-web',
       'prune ConfigMap/c-fresh',
       'prune ConfigMap/e-fresh',
     ]);
@@ -190,10 +255,12 @@ describe('kgraph fleet diff', () => {
       `ConfigMap/${f.ns}/b-extra admitted`,
       `ConfigMap/${f.ns}/d-legacy admitted`,
       `ConfigMap/${f.ns}/e-extra admitted`,
+      `Deployment/${f.ns}/b-web admitted`,
+      `Deployment/${f.ns}/e-web admitted`,
     ]);
     // A dry run writes nothing.
     const now = await children(client, f.ns);
-    assert.ok(!now.has('d-legacy'));
+    assert.ok(!now.has('ConfigMap/d-legacy'));
   });
 
   it('the command: JSON for CI with exit code 1, and -l narrows the instances', () => {
