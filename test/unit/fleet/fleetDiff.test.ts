@@ -164,6 +164,35 @@ describe('fleet diff', () => {
     assert.match(text, /- data\.tier: "web"/);
   });
 
+  it('a child reading a child the same reconcile creates is added too (the passes of one reconcile)', () => {
+    const chained = rgdObject({ color: 'string | default="blue"', big: 'boolean | default=false' }, [
+      ...(v1.spec as { resources: unknown[] }).resources,
+      { id: 'first', template: cm('first', { v: 'one' }) },
+      { id: 'second', template: cm('second', { from: '${first.data.v}' }) },
+      // Waits for a readiness the new object cannot have yet: decided on a later reconcile.
+      {
+        id: 'gated',
+        readyWhen: ['${has(gated.status)}'],
+        template: cm('gated', { x: '${second.data.from}' }),
+      },
+      { id: 'late', template: cm('late', { from: '${gated.data.x}' }) },
+    ]);
+    const report = diffFleet('webapp', from, compile(chained, 'chained'), {
+      instances: [small],
+      objects: converged(from, small),
+      types: [{ apiVersion: 'v1', kind: 'ConfigMap', namespaced: true }],
+    });
+    const [i] = report.instances;
+    assert.deepEqual(
+      i?.objects.map((o) => `${o.action} ${o.name}`),
+      ['add small-first', 'add small-gated', 'add small-second'],
+    );
+    assert.deepEqual(
+      i?.waits.map((w) => w.node),
+      ['late'],
+    );
+  });
+
   it('the same spec against converged children changes nothing: exit code 0', () => {
     const objects = [...converged(from, small), ...converged(from, big)];
     const report = diffFleet('webapp', from, compile(v1, 'again'), {
