@@ -94,10 +94,11 @@ export function formatReport(report: FleetDiffReport): string {
   lines.push(`ResourceGraphDefinition ${report.rgd}: ${report.from} → ${report.to}`);
   lines.push(`schema: ${schemaLine(report.schema)}`);
   for (const c of report.schema.breaking) lines.push(`  ! ${c.path}: ${c.message}`);
+  const descriptions = report.schema.nonBreaking.filter((c) => c.kind === 'DescriptionChanged').length;
   for (const c of report.schema.nonBreaking) {
-    if (c.kind === 'DescriptionChanged') continue;
-    lines.push(`  ~ ${c.path}: ${c.message}`);
+    if (c.kind !== 'DescriptionChanged') lines.push(`  ~ ${c.path}: ${c.message}`);
   }
+  if (descriptions > 0) lines.push(`  ~ ${descriptions} description${descriptions === 1 ? '' : 's'} changed`);
   lines.push(
     `instances: ${s.instances}, affected ${s.affected}: ${s.change} to change, ${s.add} to add, ${s.prune} to prune, ${s.wait} waiting` +
       (s.errors > 0 ? `, ${s.errors} failing` : '') +
@@ -136,7 +137,7 @@ export function formatReport(report: FleetDiffReport): string {
 }
 
 function schemaLine(v: SchemaVerdict): string {
-  const n = v.breaking.length + v.nonBreaking.filter((c) => c.kind !== 'DescriptionChanged').length;
+  const n = v.breaking.length + v.nonBreaking.length;
   switch (v.verdict) {
     case 'compatible':
       return n === 0 ? 'unchanged' : `compatible (${n} change${n === 1 ? '' : 's'})`;
