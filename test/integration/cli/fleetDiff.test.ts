@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { LABEL_APPLYSET_PART_OF } from '../../../src/controller/rgd/names.ts';
 import { runFleetDiff } from '../../../src/fleet/run.ts';
-import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import type { RestClient } from '../../../src/kube/index.ts';
 import { sharedControlPlane } from '../../support/controlPlane.ts';
 import { documentedSchema, schemaViolations } from '../../support/jsonSchema.ts';
 import { grantServiceAccount } from '../../support/kube.ts';
