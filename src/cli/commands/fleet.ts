@@ -6,6 +6,13 @@
 import type { Command } from 'commander';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { explainClusterError } from '../clusterErrors.ts';
+import { withStdin } from '../inputs.ts';
+
+/** `-f -` reads the RGD from standard input, as `kubectl diff -f -`. */
+function fileSource(file: string): { file: string; inline: ReadonlyMap<string, string> } {
+  const { paths, inline } = withStdin([file]);
+  return { file: paths[0] ?? file, inline };
+}
 
 interface FleetDiffCliOptions {
   filename?: string;
@@ -36,7 +43,10 @@ export function registerFleetCommand(program: Command): void {
     .description(
       'what an RGD edit would change, add, prune or leave waiting in every live instance, before it is applied',
     )
-    .option('-f, --filename <file>', 'the edited RGD (compared with the cluster’s RGD of its name)')
+    .option(
+      '-f, --filename <file>',
+      'the edited RGD (compared with the cluster’s RGD of its name; - reads stdin)',
+    )
     .option('--rgd <name>', 'compare two GraphRevisions of this RGD (with --from)')
     .option('--from <N>', 'the revision to compare from')
     .option('--to <M>', 'the revision to compare to (default: the RGD’s current spec)')
@@ -77,7 +87,7 @@ export async function fleetDiffCommand(opts: FleetDiffCliOptions): Promise<numbe
     const run = await runFleetDiff(
       client,
       opts.filename !== undefined
-        ? { file: opts.filename }
+        ? fileSource(opts.filename)
         : { rgd: opts.rgd ?? '', from: from ?? 0, ...(to !== undefined ? { to } : {}) },
       {
         ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),

@@ -263,6 +263,22 @@ describe('kgraph fleet diff', () => {
     assert.ok(!now.has('ConfigMap/d-legacy'));
   });
 
+  it('the command reads the RGD from standard input with -f -', () => {
+    const r = spawnSync(
+      process.execPath,
+      ['bin/kgraph.js', 'fleet', 'diff', '-f', '-', '-n', f.ns, '--kubeconfig', kubeconfig],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+        input: stringify(rgd(f, 'fleetweb', SCHEMA, V1)),
+        env: { ...process.env, KGRAPH_SOURCES: '1' },
+      },
+    );
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stdout, /→ <stdin>\n/);
+    assert.match(r.stdout, /prune {4}ConfigMap\/c-fresh/);
+  });
+
   it('the command: JSON for CI with exit code 1, and -l narrows the instances', () => {
     const r = cli([
       '--rgd',
