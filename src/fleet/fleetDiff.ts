@@ -15,6 +15,9 @@ import { instanceProblems, schemaVerdict, withNewDefaults } from './schemaVerdic
 /** The pinning annotation (design/rgd.md §19.5): a `Manual` instance stays at its revision. */
 const REVISION_POLICY = 'kgraph.dev/revision-policy';
 
+const REFUSED =
+  'not reconciled: the controller refuses the CRD update (KindReady=False, BreakingChange) and stops serving the kind';
+
 export interface FleetSide {
   /** The RGD object (its `spec`; `metadata.annotations` carry the breaking-change opt-in). */
   rgd: Record<string, unknown>;
@@ -71,6 +74,11 @@ export function diffFleet(
     if (annotations?.[REVISION_POLICY] === 'Manual') {
       // Pinned by its owner: no new spec reaches it until the pin is lifted.
       instances.push({ ...head, skipped: `pinned (${REVISION_POLICY}: Manual)` });
+      continue;
+    }
+    if (verdict.verdict === 'refused') {
+      // The registrar keeps the old CRD and stops serving the kind (design/rgd.md §19.4): nothing is written.
+      instances.push({ ...head, skipped: REFUSED });
       continue;
     }
     const newInstance = withNewDefaults(inst, verdict.specSchema);

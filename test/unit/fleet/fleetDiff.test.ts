@@ -222,41 +222,47 @@ describe('fleet diff', () => {
     assert.deepEqual(o?.fields, [{ path: 'data.legacy', op: 'set', from: 'no', to: 'yes' }]);
   });
 
-  it('a breaking schema change is refused without the opt-in; instances invalid under the new schema are named', () => {
-    const narrowed = rgdObject(
-      { color: 'string | enum="blue,green" default="blue"', big: 'boolean | default=false' },
-      (v1.spec as { resources: unknown[] }).resources,
-    );
-    const report = diffFleet('webapp', from, compile(narrowed, 'narrow'), {
+  it('a breaking schema change is refused without the opt-in (nothing reconciled); with it, instances invalid under the new schema are named', () => {
+    const narrowed = (annotations: Record<string, string>) =>
+      rgdObject(
+        { color: 'string | enum="blue,green" default="blue"', big: 'boolean | default=false' },
+        (v1.spec as { resources: unknown[] }).resources,
+        annotations,
+      );
+    const objects = [...converged(from, small), ...converged(from, big)];
+    const types = [{ apiVersion: 'v1', kind: 'ConfigMap', namespaced: true }];
+    const refused = diffFleet('webapp', from, compile(narrowed({}), 'narrow'), {
       instances: [small, big],
-      objects: [],
-      types: [],
+      objects,
+      types,
     });
-    assert.equal(report.schema.verdict, 'refused');
+    assert.equal(refused.schema.verdict, 'refused');
     assert.deepEqual(
-      report.schema.breaking.map((c) => c.kind),
+      refused.schema.breaking.map((c) => c.kind),
       ['EnumRestricted'],
     );
     assert.deepEqual(
-      report.instances.map((i) => [i.name, i.invalid ?? []]),
+      refused.instances.map((i) => [i.name, i.skipped?.slice(0, 15), i.objects.length]),
+      [
+        ['big', 'not reconciled:', 0],
+        ['small', 'not reconciled:', 0],
+      ],
+    );
+    assert.equal(exitCodeOf(refused), 1);
+    const allowed = diffFleet(
+      'webapp',
+      from,
+      compile(narrowed({ 'kro.run/allow-breaking-changes': 'true' }), 'narrow'),
+      { instances: [small, big], objects, types },
+    );
+    assert.equal(allowed.schema.verdict, 'breaking-allowed');
+    assert.deepEqual(
+      allowed.instances.map((i) => [i.name, i.invalid ?? []]),
       [
         ['big', ['spec.color: "red" is not one of "blue", "green"']],
         ['small', []],
       ],
     );
-    const allowed = diffFleet(
-      'webapp',
-      from,
-      compile(
-        {
-          ...narrowed,
-          metadata: { name: 'webapp', annotations: { 'kro.run/allow-breaking-changes': 'true' } },
-        },
-        'narrow',
-      ),
-      { instances: [], objects: [], types: [] },
-    );
-    assert.equal(allowed.schema.verdict, 'breaking-allowed');
   });
 
   it('suspended instances are skipped', () => {
