@@ -83,6 +83,11 @@ export async function fleetDiffCommand(opts: FleetDiffCliOptions): Promise<numbe
     const from = revision('--from', opts.from);
     const to = revision('--to', opts.to);
     if (opts.rgd !== undefined && from === undefined) return fail('KG6123', '--rgd needs --from N');
+    if (opts.rgd === undefined && (from !== undefined || to !== undefined))
+      return fail(
+        'KG6123',
+        '--from and --to choose revisions of --rgd NAME; -f compares the file with the cluster',
+      );
     client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
     const run = await runFleetDiff(
       client,
