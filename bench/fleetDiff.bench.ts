@@ -169,7 +169,7 @@ try {
     measuredBy('fleetDiff.bench.ts', `load average ${loadAverage()} at the end`),
     `${INSTANCES} instances of one RGD with 5 ConfigMap children (1 base + 4 reading it) = ${INSTANCES * 5} children, converged by the RGD controller (${convergeS.toFixed(0)} s), which is then stopped; the edit adds a key to one child template, so every instance has ${changed / INSTANCES} object to change (${changed} in all). Fresh local control plane; medians of ${ROUNDS} rounds.`,
     '',
-    '| case | wall time (median) | of which reading the cluster | of which the diff | requests |',
+    '| case | wall time (median) | of which compiling both specs and reading the cluster | of which the diff | requests |',
     '|---|---|---|---|---|',
     `| \`fleet diff -f\`, in-process | ${ms(median(walls))} (${walls.map((w) => (w / 1000).toFixed(2)).join(', ')}) | ${ms(median(reads))} | ${ms(median(diffs))} (${(median(diffs) / INSTANCES).toFixed(1)} ms per instance) | ${byVerb} (one LIST for the instances, one per kind) |`,
     `| \`fleet diff -f --server-side\`, in-process, one run | ${ms(serverSideMs)} | ${ms(ss.timings.read)} | ${ms(ss.timings.diff)} | + ${dryruns} dry-run applies (${ms(ss.timings.serverSide)}) |`,
