@@ -37,6 +37,7 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['up', 'down'], load: async () => (await import('./up.ts')).registerUpCommands },
   { names: ['get'], load: async () => (await import('./get.ts')).registerGetCommand },
   { names: ['rollout'], load: async () => (await import('./rollout.ts')).registerRolloutCommand },
+  { names: ['fleet'], load: async () => (await import('./fleet.ts')).registerFleetCommand },
   { names: ['rbac'], load: async () => (await import('./rbac.ts')).registerRbacCommand },
   { names: ['lsp'], load: async () => (await import('./lsp.ts')).registerLspCommand },
   { names: ['ui'], load: async () => (await import('./ui.ts')).registerUiCommand },
