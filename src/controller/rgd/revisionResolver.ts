@@ -10,6 +10,7 @@ import type { CompiledGraph } from '../../graph/model.ts';
 import { Informer, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { diagnosticsMessage } from '../core/errors.ts';
 import type { GraphCompiler } from '../core/graphCompiler.ts';
+import { rgdCacheTransforms } from './caches.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
 import { type InstanceStatus, instanceConditions, parseConditions } from './instanceStatus.ts';
 import { KRO_MESSAGES } from './kroMessages.ts';
@@ -41,6 +42,7 @@ export class RevisionResolver {
       target: { apiVersion: GRAPH_REVISION_API_VERSION, plural: GRAPH_REVISION_PLURAL },
       resyncMs: opts.resyncMs,
       onError: (e) => opts.log.debug({ err: String(e) }, 'graph revision watch error'),
+      transform: rgdCacheTransforms.graphRevision,
     });
     const told = (r: KubeObject): void => {
       const spec = r.spec as { revision?: number; snapshot?: { name?: string } } | undefined;

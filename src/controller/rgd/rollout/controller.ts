@@ -19,6 +19,7 @@ import {
   WorkQueue,
 } from '../../../kube/index.ts';
 import { errorMessage, failedPassLogger } from '../../core/errors.ts';
+import { rgdCacheTransforms } from '../caches.ts';
 import type { InstanceApi } from '../instanceReconciler.ts';
 import { ANNOTATION_REVISION, LABEL_REVISION, parseRevision, rolloutMayMove } from '../revisionPolicy.ts';
 import {
@@ -104,6 +105,7 @@ export class RolloutController {
       target: { apiVersion: ROLLOUT_API_VERSION, plural: ROLLOUT_PLURAL },
       resyncMs: host.resyncMs,
       onError: (e) => host.log.debug({ err: String(e) }, 'graph rollout watch error'),
+      transform: rgdCacheTransforms.graphRollout,
     });
     const enqueue = (o: KubeObject): void => this.queue.add(o.metadata.name ?? '');
     this.informer.addHandlers({
