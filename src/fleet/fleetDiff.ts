@@ -3,7 +3,14 @@
  * every instance its diff (instanceDiff.ts) against one observed state built from one list per kind.
  * Pure: the snapshot comes in (cluster.ts reads it), the report goes out (report.ts prints it).
  */
+
 import { applySetId, isSuspended } from '../controller/rgd/names.ts';
+import {
+  ANNOTATION_REVISION,
+  ANNOTATION_REVISION_POLICY,
+  RevisionResolutionError,
+  readPin,
+} from '../controller/rgd/revisionPolicy.ts';
 import type { InstanceIdentity } from '../controller/rgd/stamp.ts';
 import { isRecord } from '../diag/record.ts';
 import type { CompiledGraph } from '../graph/model.ts';
@@ -11,9 +18,6 @@ import { type KubeObject, observedFromObjects, type TypeInfo } from '../runtime/
 import { childrenByApplySet, diffInstance, type InstanceDiff } from './instanceDiff.ts';
 import { type FleetDiffReport, summarize } from './report.ts';
 import { instanceProblems, schemaVerdict, withNewDefaults } from './schemaVerdict.ts';
-
-/** The pinning annotation (design/rgd.md §19.5): a `Manual` instance stays at its revision. */
-const REVISION_POLICY = 'kgraph.dev/revision-policy';
 
 const REFUSED =
   'not reconciled: the controller refuses the CRD update (KindReady=False, BreakingChange) and stops serving the kind';
@@ -71,9 +75,19 @@ export function diffFleet(
       instances.push({ ...head, skipped: 'suspended (kro.run/reconcile)' });
       continue;
     }
-    if (annotations?.[REVISION_POLICY] === 'Manual') {
-      // Pinned by its owner: no new spec reaches it until the pin is lifted.
-      instances.push({ ...head, skipped: `pinned (${REVISION_POLICY}: Manual)` });
+    const pin = readPin({ ...(annotations ? { annotations } : {}) });
+    if (pin instanceof RevisionResolutionError) {
+      // The controller stops such an instance (design/rgd.md §19.7): no spec reaches it.
+      instances.push({ ...head, skipped: `stopped: ${pin.message}` });
+      continue;
+    }
+    if (pin.policy === 'Manual' || pin.revision !== undefined) {
+      // Pinned by its owner (a policy or a revision number): no new spec reaches it until the pin is lifted.
+      const what =
+        pin.revision !== undefined
+          ? `${ANNOTATION_REVISION}: ${pin.revision}`
+          : `${ANNOTATION_REVISION_POLICY}: Manual`;
+      instances.push({ ...head, skipped: `pinned (${what})` });
       continue;
     }
     if (verdict.verdict === 'refused') {

@@ -274,6 +274,31 @@ describe('fleet diff', () => {
     assert.equal(report.instances[0]?.skipped, 'suspended (kro.run/reconcile)');
     assert.equal(report.summary.skipped, 1);
   });
+
+  it('instances pinned by policy or by revision number are skipped; an unreadable pin stops the instance', () => {
+    const annotated = (name: string, annotations: Record<string, string>) => ({
+      ...instance(name, {}),
+      metadata: { ...(instance(name, {}).metadata as object), annotations },
+    });
+    const report = diffFleet('webapp', from, to, {
+      instances: [
+        annotated('manual', { 'kgraph.dev/revision-policy': 'Manual' }),
+        annotated('at3', { 'kgraph.dev/revision': '3' }),
+        annotated('bad', { 'kgraph.dev/revision': 'three' }),
+      ],
+      objects: [],
+      types: [],
+    });
+    assert.deepEqual(
+      report.instances.map((i) => [i.name, i.skipped]),
+      [
+        ['at3', 'pinned (kgraph.dev/revision: 3)'],
+        ['bad', 'stopped: kgraph.dev/revision must be a revision number (1, 2, …), not "three"'],
+        ['manual', 'pinned (kgraph.dev/revision-policy: Manual)'],
+      ],
+    );
+    assert.equal(report.summary.skipped, 3);
+  });
 });
 
 describe('field changes', () => {
