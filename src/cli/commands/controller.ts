@@ -35,6 +35,9 @@ interface ControllerCliOptions {
   hostKubeconfig?: string;
   planesNamespace: string;
   singleReplica?: boolean;
+  events: boolean;
+  instanceConditionEvents?: boolean;
+  historySize: string;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -87,6 +90,12 @@ export function registerControllerCommand(program: Command): void {
       '--single-replica',
       'with --planes and without --leader-elect: declare this the only replica, so the liveness sweeper may run',
     )
+    .option('--no-events', 'write no Kubernetes Events (docs/observability.md)')
+    .option(
+      '--instance-condition-events',
+      "kro's InstanceConditionEvents: an Event on every instance condition transition",
+    )
+    .option('--history-size <n>', 'reconcile passes remembered per object for --history (0: none)', '20')
     .option('--log-level <level>', 'pino log level', 'info')
     .option(
       '--log-format <format>',
@@ -121,6 +130,9 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
   const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);
   if (!Number.isInteger(maxGraphRevisions) || maxGraphRevisions < 0)
     throw new Error('--rgd-max-graph-revisions must be a non-negative integer');
+  const historyPerObject = Number(opts.historySize);
+  if (!Number.isInteger(historyPerObject) || historyPerObject < 0)
+    throw new Error('--history-size must be a non-negative integer');
   if (!opts.graphs && !opts.rgds && !opts.planes)
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
@@ -168,6 +180,11 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       : {}),
     metricsAddr: opts.metricsAddr,
     healthAddr: opts.healthAddr,
+    observe: {
+      events: opts.events,
+      conditionEvents: opts.instanceConditionEvents === true,
+      historyPerObject,
+    },
     onLostLeadership: () => {
       log.error('exiting: leadership lost');
       process.exit(1);

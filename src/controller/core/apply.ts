@@ -27,10 +27,18 @@ export interface ApplyState {
   wrote: boolean;
   /** An apply of any pass of this reconcile changed an object. */
   wroteAny: boolean;
+  /** What this reconcile's applies created and changed (resource keys), for its events and history. */
+  changes: { created: string[]; updated: string[] };
 }
 
 export function newApplyState(): ApplyState {
-  return { uids: new Map(), conflicts: [], wrote: false, wroteAny: false };
+  return {
+    uids: new Map(),
+    conflicts: [],
+    wrote: false,
+    wroteAny: false,
+    changes: { created: [], updated: [] },
+  };
 }
 
 export interface TemplatePolicy {
@@ -86,6 +94,18 @@ function changedBy(res: KubeObject, observed: Record<string, unknown> | undefine
   return before === undefined || res.metadata.resourceVersion !== before;
 }
 
+/** Records a template apply's effect: created, changed, or neither. */
+function noteApplied(
+  state: ApplyState,
+  key: string,
+  res: KubeObject,
+  observed: Record<string, unknown> | undefined,
+): boolean {
+  if (!changedBy(res, observed)) return false;
+  (observed ? state.changes.updated : state.changes.created).push(key);
+  return true;
+}
+
 export async function applyTemplates(
   a: Applier,
   desired: DesiredObject[],
@@ -119,7 +139,7 @@ export async function applyTemplates(
       try {
         const res = await applyOne(a, d.obj, policy.manager, policy.force, '');
         state.uids.set(d.key, res.metadata.uid ?? '');
-        state.wrote ||= changedBy(res, observed);
+        state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
       } catch (e) {
         if (!policy.force && isApiError(e) && e.isApplyConflict) {
           if (e.conflictingManagers.some((m) => policy.protectedManager?.(m) ?? false)) {
@@ -130,7 +150,7 @@ export async function applyTemplates(
           try {
             const res = await applyOne(a, d.obj, policy.manager, true, '');
             state.uids.set(d.key, res.metadata.uid ?? '');
-            state.wrote ||= changedBy(res, observed);
+            state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
           } catch (e2) {
             state.hardError ??= applyError(d.id, e2);
           }

@@ -18,6 +18,7 @@ import type { ObjectIdentity } from '../../runtime/observed.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
+import type { Observability } from '../core/observability.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { WatchSet } from '../core/watches.ts';
@@ -87,6 +88,8 @@ export interface RgdControllerOptions {
    * @default the controller builds its own (readAccessTtlMs applies)
    */
   sharedReads?: SharedReadAccess;
+  /** Events and reconcile history (core/observability.ts). @default none */
+  observe?: Observability;
 }
 
 export class RgdController {
@@ -160,6 +163,7 @@ export class RgdController {
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
+      ...(opts.observe ? { observe: opts.observe } : {}),
     });
     this.metrics = new ControllerMetrics(this.client.counters, {
       queueDepth: () => this.queue.depth + this.server.queue.depth,
@@ -182,12 +186,14 @@ export class RgdController {
         list: () => this.crdInformer?.list() ?? [],
       },
       log: this.log,
+      ...(opts.observe ? { observe: opts.observe } : {}),
       deleteCrds: opts.deleteCrds ?? false,
       revisions: new GraphRevisions({
         client: this.client,
         log: this.log,
         maxRevisions: opts.maxGraphRevisions ?? 5,
         metrics: revisionMetrics(this.revisionSeries),
+        ...(opts.observe ? { observe: opts.observe } : {}),
       }),
     });
   }

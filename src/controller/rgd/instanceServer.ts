@@ -11,6 +11,7 @@ import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kub
 import { failedPassLogger } from '../core/errors.ts';
 import type { ControllerMetrics } from '../core/metrics.ts';
 import { serviceAccountUser } from '../core/names.ts';
+import { historyKey, type Observability } from '../core/observability.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
@@ -58,6 +59,8 @@ export interface InstanceServerOptions {
   metrics?: () => ControllerMetrics | undefined;
   /** The reads of a ServiceAccount, for RGDs with `spec.defaultServiceAccounts` (readAccess.ts). */
   reads?: (namespace: string, serviceAccount: string) => ReadScope;
+  /** Events and reconcile history of each pass (core/observability.ts). */
+  observe?: Observability;
 }
 
 export class InstanceServer {
@@ -287,6 +290,35 @@ export class InstanceServer {
     return undefined;
   }
 
+  /** Hands the pass to the events and the history (core/observability.ts). */
+  private observed(
+    api: InstanceApi,
+    ns: string,
+    name: string,
+    outcome: ReconcileOutcome,
+    started: bigint,
+  ): void {
+    const observe = this.opts.observe;
+    if (!observe) return;
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const apiVersion = `${api.group}/${api.version}`;
+    const inst = this.getInstance(api, ns, name);
+    observe.passEnded({
+      key: historyKey(apiVersion, api.kind, ns, name),
+      regarding: {
+        apiVersion,
+        kind: api.kind,
+        name,
+        ...(ns ? { namespace: ns } : {}),
+        uid: inst?.metadata.uid,
+        resourceVersion: inst?.metadata.resourceVersion,
+      },
+      outcome,
+      startedAt: Date.now() - durationMs,
+      durationMs,
+    });
+  }
+
   private async handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
     const bar = key.indexOf('|');
     const rgdName = key.slice(0, bar);
@@ -311,6 +343,7 @@ export class InstanceServer {
     }
     this.inflight.delete(key);
     this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    this.observed(s.api, ns, name, outcome, started);
     const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
     this.routes.set(key, ended ? undefined : outcome.interest);
     // Deleted while it ran: forgotten now that its writes are recorded (the delete event queued it
