@@ -45,13 +45,24 @@ async function eventsOf(client: RestClient, ns: string, name: string, reason?: s
   );
 }
 
-function waitEvent(client: RestClient, ns: string, name: string, reason: string, note?: RegExp): Promise<Ev> {
-  return eventually(
-    `event ${reason} on ${name}`,
-    async () => (await eventsOf(client, ns, name, reason)).find((e) => !note || note.test(e.note)),
-    30_000,
-    200,
-  );
+async function waitEvent(
+  client: RestClient,
+  ns: string,
+  name: string,
+  reason: string,
+  note?: RegExp,
+): Promise<Ev> {
+  try {
+    return await eventually(
+      `event ${reason} on ${name}`,
+      async () => (await eventsOf(client, ns, name, reason)).find((e) => !note || note.test(e.note)),
+      30_000,
+      200,
+    );
+  } catch (e) {
+    const seen = (await eventsOf(client, ns, name)).map((x) => `${x.reason}: ${x.note}`);
+    throw new Error(`${(e as Error).message}; events of ${name}: ${JSON.stringify(seen)}`);
+  }
 }
 
 describe('events of RGDs and instances', () => {

@@ -100,6 +100,8 @@ export class EventRecorder {
     failed: 0,
   };
   private running = 0;
+  /** Makes names unique among events of one object created in the same millisecond. */
+  private seq = 0;
   private idle: Array<() => void> = [];
   private timer: ReturnType<typeof setInterval> | undefined;
 
@@ -133,8 +135,9 @@ export class EventRecorder {
       known.count++;
       known.lastObserved = now;
       this.stats0.aggregated++;
-      // The second occurrence makes it a series at once; later ones wait for the flush.
-      if (known.count === 2 && known.name !== undefined) this.queue({ series: known, at: now });
+      // The second occurrence makes it a series at once (a global token allowing); later ones wait for the flush.
+      if (known.count === 2 && known.name !== undefined && this.global.take())
+        this.queue({ series: known, at: now });
       this.startTimer();
       return;
     }
@@ -237,8 +240,8 @@ export class EventRecorder {
       s.name = res.metadata.name;
       s.written = 1;
       this.stats0.created++;
-      // Repeats counted while the create was in flight.
-      if (s.count > 1) this.queue({ series: s, at: this.opts.now() });
+      // Repeats counted while the create was in flight (else the next flush writes them).
+      if (s.count > 1 && this.global.take()) this.queue({ series: s, at: this.opts.now() });
       return;
     }
     if (s.name === undefined || s.count <= s.written) return;
@@ -257,7 +260,11 @@ export class EventRecorder {
     return {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: `${r.name}.${(BigInt(at) * 1_000_000n).toString(16)}`, namespace: s.namespace },
+      metadata: {
+        // client-go's form, `<object>.<hex nanoseconds>`; the sub-millisecond digits are a counter.
+        name: `${r.name}.${(BigInt(at) * 1_000_000n + BigInt(this.seq++ % 1_000_000)).toString(16)}`,
+        namespace: s.namespace,
+      },
       eventTime: microTime(at),
       reportingController: this.opts.controller,
       reportingInstance: this.opts.instance,
