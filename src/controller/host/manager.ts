@@ -14,6 +14,7 @@ import type { Registry } from 'prom-client';
 import type { RestClient } from '../../kube/index.ts';
 import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
+import { standardMetricsRegistry } from '../core/standardMetrics.ts';
 import type { SweepAuthority } from '../planes/sweeper.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
@@ -254,7 +255,9 @@ export class Manager {
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
     const own = this.runnables.map((r) => r.ownSeries);
-    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
+    return [controller, planes, ...own, standardMetricsRegistry()].filter(
+      (r): r is Registry => r !== undefined,
+    );
   }
 }
 

@@ -21,6 +21,7 @@ import { ControllerMetrics } from '../core/metrics.ts';
 import type { Observability } from '../core/observability.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
+import { instrumentQueue } from '../core/standardMetrics.ts';
 import { WatchSet } from '../core/watches.ts';
 import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
@@ -165,11 +166,17 @@ export class RgdController {
       metrics: () => this.metrics,
       ...(opts.observe ? { observe: opts.observe } : {}),
     });
-    this.metrics = new ControllerMetrics(this.client.counters, {
-      queueDepth: () => this.queue.depth + this.server.queue.depth,
-      graphs: () => this.server.instanceCount(),
-      informers: () => this.watches.informerCount(),
-    });
+    this.metrics = new ControllerMetrics(
+      this.client.counters,
+      {
+        queueDepth: () => this.queue.depth + this.server.queue.depth,
+        graphs: () => this.server.instanceCount(),
+        informers: () => this.watches.informerCount(),
+      },
+      'instance',
+    );
+    instrumentQueue('resourcegraphdefinition', this.queue);
+    instrumentQueue('instance', this.server.queue);
     this.registrar = new RgdRegistrar({
       client: this.client,
       // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
