@@ -6,6 +6,7 @@
  * applyMemory.ts), and a pass continues the convergence only if an apply changed an object.
  */
 import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
 import { type ApplyMemory, needsApply } from './applyMemory.ts';
@@ -94,6 +95,11 @@ function changedBy(res: KubeObject, observed: Record<string, unknown> | undefine
   return before === undefined || res.metadata.resourceVersion !== before;
 }
 
+/** A node apply's span attributes (tracing off: unused). */
+function spanOf(d: DesiredObject): { 'kgraph.node': string; 'kgraph.object': string } {
+  return { 'kgraph.node': d.node.path, 'kgraph.object': d.key };
+}
+
 /** Records a template apply's effect: created, changed, or neither. */
 function noteApplied(
   state: ApplyState,
@@ -137,7 +143,9 @@ export async function applyTemplates(
         return;
       }
       try {
-        const res = await applyOne(a, d.obj, policy.manager, policy.force, '');
+        const res = await withSpan('apply', spanOf(d), () =>
+          applyOne(a, d.obj, policy.manager, policy.force, ''),
+        );
         state.uids.set(d.key, res.metadata.uid ?? '');
         state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
       } catch (e) {
@@ -148,7 +156,9 @@ export async function applyTemplates(
           }
           // A human or another controller changed a field we manage: reclaim it (design/graph.md §13.2).
           try {
-            const res = await applyOne(a, d.obj, policy.manager, true, '');
+            const res = await withSpan('apply', spanOf(d), () =>
+              applyOne(a, d.obj, policy.manager, true, ''),
+            );
             state.uids.set(d.key, res.metadata.uid ?? '');
             state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
           } catch (e2) {

@@ -20,6 +20,7 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
@@ -193,20 +194,18 @@ export class InstanceReconciler {
     if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
 
     const startedAt = Date.now();
-    const converged = await this.convergeChildren(api, inst, identity, acting, interest);
+    const converged = await withSpan('converge', {}, () =>
+      this.convergeChildren(api, inst, identity, acting, interest),
+    );
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
     const { passes } = converged;
     const convergedAt = Date.now();
-    const pruned = await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
+    const pruned = await withSpan('prune', {}, () =>
+      this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
+    );
     const prunedAt = Date.now();
-    const { outcome, status } = await this.finalizeState(
-      api,
-      inst,
-      pruned.parent,
-      identity,
-      passes,
-      pruned.errors,
-      interest,
+    const { outcome, status } = await withSpan('status', {}, () =>
+      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest),
     );
     // What the pass did, for its events, history and trace (core/passReport.ts).
     const before = parseConditions(inst as unknown as Record<string, unknown>);

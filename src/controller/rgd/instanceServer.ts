@@ -8,11 +8,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import type { ControllerMetrics } from '../core/metrics.ts';
 import { serviceAccountUser } from '../core/names.ts';
 import { historyKey, type Observability } from '../core/observability.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
+import { outcomeAttributes, passAttributes } from '../core/passSpan.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
 import { newsTo, type WatchEventInfo, type WatchSet } from '../core/watches.ts';
@@ -297,6 +299,7 @@ export class InstanceServer {
     name: string,
     outcome: ReconcileOutcome,
     started: bigint,
+    traceId: string | undefined,
   ): void {
     const observe = this.opts.observe;
     if (!observe) return;
@@ -316,6 +319,7 @@ export class InstanceServer {
       outcome,
       startedAt: Date.now() - durationMs,
       durationMs,
+      ...(traceId ? { traceId } : {}),
     });
   }
 
@@ -332,8 +336,19 @@ export class InstanceServer {
     const seen: InFlight = { events: [], overflow: false, updates: [], deleted: [] };
     this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
+    let traceId: string | undefined;
     try {
-      outcome = await this.reconciler.reconcile(s.api, ns, name);
+      // One span per pass (tracing off: none), its requests and phases below it (docs/observability.md).
+      outcome = await withSpan(
+        'reconcile',
+        passAttributes(s.api, ns, name, this.queue.queueWaitMs(key)),
+        async (span) => {
+          traceId = span?.traceId;
+          const o = await this.reconciler.reconcile(s.api, ns, name);
+          span?.setAttributes(outcomeAttributes(o));
+          return o;
+        },
+      );
     } catch (e) {
       this.inflight.delete(key);
       for (const uid of seen.deleted) this.forgetInstance(key, uid);
@@ -343,7 +358,7 @@ export class InstanceServer {
     }
     this.inflight.delete(key);
     this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
-    this.observed(s.api, ns, name, outcome, started);
+    this.observed(s.api, ns, name, outcome, started, traceId);
     const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
     this.routes.set(key, ended ? undefined : outcome.interest);
     // Deleted while it ran: forgotten now that its writes are recorded (the delete event queued it
