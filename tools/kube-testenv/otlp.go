@@ -32,6 +32,8 @@ type receivedSpan struct {
 	EndNanos     uint64         `json:"endTimeUnixNano"`
 	Attributes   map[string]any `json:"attributes,omitempty"`
 	Status       int32          `json:"status,omitempty"`
+	// Links as "<traceId>-<spanId>" (a server that does not parent on an incoming context links to it).
+	Links []string `json:"links,omitempty"`
 }
 
 type traceReceiver struct {
@@ -63,6 +65,9 @@ func (r *traceReceiver) Export(_ context.Context, req *collectortrace.ExportTrac
 					EndNanos:   s.GetEndTimeUnixNano(),
 					Attributes: attributes(s.GetAttributes()),
 					Status:     int32(s.GetStatus().GetCode()),
+				}
+				for _, l := range s.GetLinks() {
+					span.Links = append(span.Links, hex.EncodeToString(l.GetTraceId())+"-"+hex.EncodeToString(l.GetSpanId()))
 				}
 				if len(s.GetParentSpanId()) > 0 {
 					span.ParentSpanID = hex.EncodeToString(s.GetParentSpanId())

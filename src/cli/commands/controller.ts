@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { Manager } from '../../controller/host/manager.ts';
 import { connect } from '../../kube/connect.ts';
+import { startTracing, stopTracing } from '../../kube/tracing/tracing.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
 
@@ -38,6 +39,7 @@ interface ControllerCliOptions {
   events: boolean;
   instanceConditionEvents?: boolean;
   historySize: string;
+  tracingEndpoint?: string;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -96,6 +98,10 @@ export function registerControllerCommand(program: Command): void {
       "kro's InstanceConditionEvents: an Event on every instance condition transition",
     )
     .option('--history-size <n>', 'reconcile passes remembered per object for --history (0: none)', '20')
+    .option(
+      '--tracing-endpoint <url>',
+      'export OpenTelemetry traces over OTLP/gRPC (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .option(
       '--log-format <format>',
@@ -104,9 +110,12 @@ export function registerControllerCommand(program: Command): void {
       'auto' as LogFormat,
     )
     .action(async (opts: ControllerCliOptions) => {
+      // Before anything sends a request; the SDK is imported only when tracing is on.
+      await startTracing(opts.tracingEndpoint ? { endpoint: opts.tracingEndpoint } : {});
       const manager = await managerFromOptions(opts);
       const shutdown = async (): Promise<void> => {
         await manager.stop();
+        await stopTracing();
         process.exit(0);
       };
       process.once('SIGINT', () => void shutdown());
