@@ -14,8 +14,8 @@ import { RestClient } from '../../kube/rest.ts';
 import { clusterSource } from '../../ui/clusterSource.ts';
 import { offlineSource } from '../../ui/offlineSource.ts';
 import { type HistorySource, startUiServer, type UiServer } from '../../ui/server.ts';
-import { fetchHistory } from '../history.ts';
 import type { UiSource } from '../../ui/source.ts';
+import { fetchHistory } from '../history.ts';
 import { runRender } from './render.ts';
 
 export const DEFAULT_UI_ADDR = '127.0.0.1:7171';
@@ -158,7 +158,9 @@ export function registerUiCommand(program: Command): void {
               namespaces: opts.namespace,
             });
       const history: HistorySource | undefined =
-        opts.render !== undefined ? undefined : (q) => fetchHistory({ controller: opts.controller ?? 'http://127.0.0.1:8080', ...q });
+        opts.render !== undefined
+          ? undefined
+          : (q) => fetchHistory({ controller: opts.controller ?? 'http://127.0.0.1:8080', ...q });
       const server = await serveUi(source, opts.addr, opts.addr === DEFAULT_UI_ADDR, history);
       process.stdout.write(`kgraph ui: ${server.url}  (${source.description}; Ctrl-C stops)\n`);
       if (opts.open) openBrowser(server.url);

@@ -6,7 +6,7 @@
  * applyMemory.ts), and a pass continues the convergence only if an apply changed an object.
  */
 import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
-import { withSpan } from '../../kube/tracing/tracing.ts';
+import { noteWrite, withSpan } from '../../kube/tracing/tracing.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
 import { type ApplyMemory, needsApply } from './applyMemory.ts';
@@ -83,6 +83,8 @@ export async function applyOne(
       : await a.writer.apply(body, { fieldManager, force });
   a.watches.noteWritten(res, a.owner);
   a.memory?.remember(desired, res, fieldManager, subresource);
+  // A nested instance or stamped Graph written here joins this pass's trace (tracing/writeOrigins.ts).
+  noteWrite(res.apiVersion, res.kind, res.metadata.namespace, res.metadata.name ?? '');
   return res;
 }
 

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
-import { withSpan } from '../../kube/tracing/tracing.ts';
+import { withSpan, writerOf } from '../../kube/tracing/tracing.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import type { ControllerMetrics } from '../core/metrics.ts';
 import { serviceAccountUser } from '../core/names.ts';
@@ -348,6 +348,8 @@ export class InstanceServer {
           span?.setAttributes(outcomeAttributes(o));
           return o;
         },
+        // A nested instance written by a traced pass joins that pass's trace.
+        writerOf(`${s.api.group}/${s.api.version}`, s.api.kind, ns || undefined, name),
       );
     } catch (e) {
       this.inflight.delete(key);

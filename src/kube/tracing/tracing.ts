@@ -5,6 +5,7 @@
  * Only then is the OpenTelemetry SDK imported (otel.ts): start-up time and memory are unchanged when off.
  */
 import { currentSpan, runInSpan, type Span, type SpanAttributes, type Tracer } from './span.ts';
+import { noteWriteOrigin, objectKey, takeWriteOrigin } from './writeOrigins.ts';
 
 let tracer: Tracer | undefined;
 
@@ -85,6 +86,29 @@ export function requestSpan(verb: string, method: string, path: string): Span | 
     { 'http.request.method': method, 'url.path': path, 'k8s.verb': verb },
     { parent, kind: 'client' },
   );
+}
+
+/** Records that the current span wrote this object (writeOrigins.ts); nothing when tracing is off. */
+export function noteWrite(
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+): void {
+  if (!tracer) return;
+  const s = currentSpan();
+  if (s) noteWriteOrigin(objectKey(apiVersion, kind, namespace, name), s.traceparent());
+}
+
+/** The trace a pass over this object joins: the pass that just wrote it, if tracing is on. */
+export function writerOf(
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+): string | undefined {
+  if (!tracer) return undefined;
+  return takeWriteOrigin(objectKey(apiVersion, kind, namespace, name));
 }
 
 /** `trace_id` and `span_id` of the current span for a log line (pino's mixin), or nothing. */

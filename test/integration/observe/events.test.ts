@@ -7,6 +7,7 @@
  * reason (repeats are its series), with the writes bounded by the rate limit.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { EventRecorder } from '../../../src/controller/core/events/recorder.ts';
 import { PassHistory } from '../../../src/controller/core/history/passHistory.ts';
@@ -126,6 +127,21 @@ describe('events of RGDs and instances', () => {
     await applyInstance(client, instance(f, 'EvApp', 'a', { v: '2', extra: false }));
     const changed = await waitEvent(client, f.ns, 'a', 'ResourcesApplied', /pruned 1/);
     assert.match(changed.note, /updated 1 \(ConfigMap a-main\); pruned 1 \(ConfigMap a-extra\)/);
+    // The list for docs/observability.md (test-results/ is not committed), as `kubectl events` prints it.
+    const all = [...(await eventsOf(client, f.ns, 'a')), ...(await eventsOf(client, 'default', 'ev'))];
+    const rows = all
+      .sort((x, y) =>
+        String(x.metadata.creationTimestamp).localeCompare(String(y.metadata.creationTimestamp)),
+      )
+      .map(
+        (e) =>
+          `${e.type.padEnd(8)}${e.reason.padEnd(18)}${`${e.regarding.kind}/${e.regarding.name}`.padEnd(36)}${e.note}`,
+      );
+    mkdirSync('test-results', { recursive: true });
+    writeFileSync(
+      'test-results/observability-events.txt',
+      `${'TYPE'.padEnd(8)}${'REASON'.padEnd(18)}${'OBJECT'.padEnd(36)}MESSAGE\n${rows.join('\n')}\n`,
+    );
   });
 
   it('waiting on a node says which and why', async () => {

@@ -142,4 +142,63 @@ describe('a trace joining the controller and the API server', () => {
       `trace ${pass.traceId}: ${trace.length} spans (${trace.filter((s) => s.service === 'apiserver').length} from the API server)`,
     );
   });
+
+  it("a nested instance written by a pass reconciles in that pass's trace", async () => {
+    await applyRgd(
+      client,
+      rgd(f, 'inner', { kind: 'TrInner', spec: { v: 'string | default="1"' } }, [
+        { id: 'c', template: cm('${schema.metadata.name}-c', { v: '${schema.spec.v}' }) },
+      ]),
+    );
+    await waitRgd(client, 'inner', 'Ready', 'True');
+    await applyRgd(
+      client,
+      rgd(f, 'outer', { kind: 'TrOuter', spec: { v: 'string | default="1"' } }, [
+        {
+          id: 'nested',
+          template: {
+            apiVersion: `${f.group}/v1alpha1`,
+            kind: 'TrInner',
+            metadata: { name: '${schema.metadata.name}-inner' },
+            spec: { v: '${schema.spec.v}' },
+          },
+        },
+      ]),
+    );
+    await waitRgd(client, 'outer', 'Ready', 'True');
+    await applyInstance(client, instance(f, 'TrOuter', 'o', {}));
+    await waitState(client, f, 'TrInner', 'o-inner', 'ACTIVE');
+    await controller.idle();
+    await applyInstance(client, instance(f, 'TrOuter', 'o', { v: '2' }));
+    await waitState(client, f, 'TrInner', 'o-inner', 'ACTIVE', (x) => x.metadata.generation === 2);
+    await controller.idle();
+    const file = plane.otlp?.spansFile ?? '';
+    const joined = await eventually(
+      "the inner pass in the outer pass's trace",
+      async () => {
+        const all = spans(file);
+        const outer = all.find(
+          (x) =>
+            x.name === 'reconcile' &&
+            x.attributes?.['k8s.object.name'] === 'o' &&
+            x.attributes?.['kgraph.updated'] === 1,
+        );
+        if (!outer) return undefined;
+        const inner = all.find(
+          (x) =>
+            x.name === 'reconcile' &&
+            x.traceId === outer.traceId &&
+            x.attributes?.['k8s.object.name'] === 'o-inner' &&
+            x.attributes?.['kgraph.updated'] === 1,
+        );
+        return inner ? { outer, inner } : undefined;
+      },
+      30_000,
+      500,
+    );
+    // Its parent is the outer pass's apply of the nested instance.
+    const parent = spans(file).find((x) => x.spanId === joined.inner.parentSpanId);
+    assert.equal(parent?.name, 'apply');
+    assert.equal(parent?.attributes?.['kgraph.node'], 'nested');
+  });
 });
