@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { RestClient } from '../../kube/index.ts';
 import { EventRecorder } from '../core/events/recorder.ts';
-import { PassHistory } from '../core/history/passHistory.ts';
+import { type HistoryEntry, PassHistory } from '../core/history/passHistory.ts';
 import { historyKey, Observability } from '../core/observability.ts';
 
 export interface ObserveOptions {
@@ -47,4 +47,12 @@ export function historyAnswer(observe: Observability, q: URLSearchParams): unkno
   if (!name) return { enabled: true, keys: history.keys(kind ? `${kind}.` : '') };
   const key = historyKey(q.get('apiVersion') ?? '', kind, q.get('namespace') ?? '', name);
   return { enabled: true, key, passes: history.get(key) };
+}
+
+/** One object's passes, oldest first (a UI in the controller's own process asks this directly). */
+export function passesOf(
+  observe: Observability,
+  q: { apiVersion: string; kind: string; namespace: string; name: string },
+): HistoryEntry[] {
+  return [...(observe.history?.get(historyKey(q.apiVersion, q.kind, q.namespace, q.name)) ?? [])];
 }
