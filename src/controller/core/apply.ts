@@ -77,14 +77,15 @@ export async function applyOne(
   desired: Record<string, unknown> = obj,
 ): Promise<KubeObject> {
   const body = obj as KubeObject;
+  // A nested instance or stamped Graph written here joins this pass's trace (tracing/writeOrigins.ts);
+  // noted before the write, as its watch event may come before the answer.
+  noteWrite(body.apiVersion, body.kind, body.metadata?.namespace, body.metadata?.name ?? '');
   const res =
     subresource === 'status'
       ? await a.writer.applyStatus(body, { fieldManager, force })
       : await a.writer.apply(body, { fieldManager, force });
   a.watches.noteWritten(res, a.owner);
   a.memory?.remember(desired, res, fieldManager, subresource);
-  // A nested instance or stamped Graph written here joins this pass's trace (tracing/writeOrigins.ts).
-  noteWrite(res.apiVersion, res.kind, res.metadata.namespace, res.metadata.name ?? '');
   return res;
 }
 

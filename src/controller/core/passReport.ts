@@ -77,9 +77,10 @@ export function passReport(i: ReportInput): PassReport {
       ...(n.reason ? { reason: n.reason } : {}),
       objects: n.objects.length,
     })),
-    created: state.changes.created,
-    updated: state.changes.updated,
-    pruned: i.pruned,
+    // Sorted: a layer's applies run concurrently, and the same changes should read (and series) alike.
+    created: [...state.changes.created].sort(),
+    updated: [...state.changes.updated].sort(),
+    pruned: [...i.pruned].sort(),
     ...(result.firstSoft
       ? {
           waiting: {

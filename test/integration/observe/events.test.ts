@@ -104,7 +104,7 @@ describe('events of RGDs and instances', () => {
     await applyInstance(client, instance(f, 'EvApp', 'a', { extra: true }));
     await waitState(client, f, 'EvApp', 'a', 'ACTIVE');
     const applied = await waitEvent(client, f.ns, 'a', 'ResourcesApplied');
-    assert.match(applied.note, /^applied 2, pruned 0: created 2 \(ConfigMap a-main, ConfigMap a-extra\)/);
+    assert.match(applied.note, /^applied 2, pruned 0: created 2 \(ConfigMap a-extra, ConfigMap a-main\)/);
     assert.equal(applied.action, 'Reconcile');
     assert.equal(applied.regarding.kind, 'EvApp');
     // kro's form: reason the condition type, "<old> -> <new>: <reason>".
