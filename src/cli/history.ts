@@ -54,7 +54,7 @@ export function formatHistory(title: string, passes: readonly HistoryEntry[]): s
     if (p.refused) what.push(`${p.refused.verb} refused: ${p.refused.message}`);
     else if (p.error) what.push(`error: ${p.error}`);
     if (p.waiting) what.push(`waiting on ${p.waiting.node} (${p.waiting.state}): ${p.waiting.reason}`);
-    const gen = p.generation !== undefined ? `  gen ${p.generation}` : '';
+    const gen = `${p.generation !== undefined ? `  gen ${p.generation}` : ''}${p.revision !== undefined ? ` rev ${p.revision}` : ''}`;
     lines.push(
       `${p.at}  ${p.result.padEnd(9)} ${p.reason.padEnd(14)} ${`${p.durationMs.toFixed(1)} ms`.padStart(9)}${gen}${what.length ? `  ${what.join('; ')}` : '  no change'}`,
     );

@@ -23,6 +23,8 @@ export interface PassReport {
   /** The object's generation, and the one its conditions said was last reconciled before this pass. */
   generation: number;
   previousGeneration: number;
+  /** The GraphRevision the pass reconciled at (RGD instances, when revisions are issued). */
+  revision?: number;
   nodes: NodeRecord[];
   created: string[];
   updated: string[];
@@ -49,6 +51,7 @@ export interface ReportInput {
   startedAt: number;
   generation: number;
   previousGeneration: number;
+  revision?: number | undefined;
   result: EvaluationResult;
   state: ApplyState;
   pruned: string[];
@@ -71,6 +74,7 @@ export function passReport(i: ReportInput): PassReport {
     durationMs: Date.now() - i.startedAt,
     generation: i.generation,
     previousGeneration: i.previousGeneration,
+    ...(i.revision !== undefined ? { revision: i.revision } : {}),
     nodes: result.nodes.map((n) => ({
       id: n.path,
       state: n.state,

@@ -35,6 +35,7 @@ export function outcomeAttributes(o: ReconcileOutcome): SpanAttributes {
     'kgraph.result': o.kind,
     'kgraph.reason': o.reason,
     ...(r?.generation !== undefined ? { 'k8s.object.generation': r.generation } : {}),
+    ...(r?.revision !== undefined ? { 'kgraph.revision': r.revision } : {}),
     ...(r
       ? {
           'kgraph.created': r.created.length,

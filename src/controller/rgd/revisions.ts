@@ -79,6 +79,8 @@ export interface GraphRevisionsOptions {
   metrics?: RevisionMetrics;
   /** Where the RGD's events go (core/observability.ts). */
   observe?: Observability;
+  /** Revisions instances are reconciled at or a rollout holds as stable: retention never deletes them. */
+  inUse?: (rgdName: string) => ReadonlySet<number>;
   now?: () => string;
 }
 
@@ -284,8 +286,9 @@ export class GraphRevisions {
     if (max <= 0 || revisions.length <= max) return;
     const numbers = revisions.map(revisionOf).sort((a, b) => a - b);
     const floor = numbers[numbers.length - max] ?? 0;
+    const used = this.opts.inUse?.(rgdName);
     for (const r of revisions) {
-      if (revisionOf(r) >= floor) continue;
+      if (revisionOf(r) >= floor || used?.has(revisionOf(r))) continue;
       try {
         await this.opts.client.delete(
           { ...target, name: r.metadata.name ?? '' },

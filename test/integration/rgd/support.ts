@@ -46,7 +46,12 @@ export interface RgdFixture {
 export async function startRgdController(
   suite: string,
   ns: string,
-  opts: { concurrency?: number; deleteCrds?: boolean; plane?: TestControlPlane; observe?: Observability } = {},
+  opts: {
+    concurrency?: number;
+    deleteCrds?: boolean;
+    plane?: TestControlPlane;
+    observe?: Observability;
+  } = {},
 ): Promise<RgdController> {
   const cp = opts.plane ?? (await sharedControlPlane());
   if (opts.plane === undefined) await ensureRgdCrd();

@@ -15,6 +15,8 @@ export interface HistoryEntry {
   result: string;
   reason: string;
   generation?: number;
+  /** The GraphRevision the pass reconciled at. */
+  revision?: number;
   nodes: NodeRecord[];
   created: string[];
   updated: string[];
@@ -58,6 +60,7 @@ export class PassHistory {
       result: outcome.kind,
       reason: outcome.reason,
       ...(r ? { generation: r.generation } : {}),
+      ...(r?.revision !== undefined ? { revision: r.revision } : {}),
       nodes: r?.nodes ?? [],
       created: r?.created ?? [],
       updated: r?.updated ?? [],
