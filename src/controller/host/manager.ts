@@ -12,10 +12,13 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { RestClient } from '../../kube/index.ts';
+import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
+import { standardMetricsRegistry } from '../core/standardMetrics.ts';
 import type { SweepAuthority } from '../planes/sweeper.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
+import { buildObservability, historyAnswer, type ObserveOptions } from './observe.ts';
 import { serve } from './probes.ts';
 
 /** One controller as the manager drives it. */
@@ -98,12 +101,15 @@ export interface ManagerOptions {
   healthAddr?: string;
   /** Called when leadership is lost after it was held (the process should exit). */
   onLostLeadership?: () => void;
+  /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
+  observe?: ObserveOptions;
 }
 
 export class Manager {
   private readonly runnables: Runnable[];
   private readonly sharedReads: SharedReadAccess | undefined;
   private readonly opts: ManagerOptions;
+  readonly observe: Observability;
   private readonly servers: http.Server[] = [];
   private elector: LeaderElector | undefined;
   private started = false;
@@ -112,8 +118,10 @@ export class Manager {
     opts: ManagerOptions,
     runnables: Runnable[],
     sharedReads: SharedReadAccess | undefined,
+    observe: Observability,
   ) {
     this.opts = opts;
+    this.observe = observe;
     this.runnables = runnables;
     this.sharedReads = sharedReads;
   }
@@ -129,8 +137,9 @@ export class Manager {
         : undefined;
     const holder: { manager?: Manager } = {};
     const runnables: Runnable[] = [];
+    const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
     if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads));
-    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads));
+    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe));
     if (opts.planes) {
       // The sweeper runs on the leader only; without leader election only when the operator declares
       // a single replica (otherwise it refuses and says so in the log).
@@ -141,7 +150,7 @@ export class Manager {
           : { none: true };
       runnables.push(await planesRunnable(opts, opts.planes, sweepAuthority));
     }
-    holder.manager = new Manager(opts, runnables, sharedReads);
+    holder.manager = new Manager(opts, runnables, sharedReads, observe);
     return holder.manager;
   }
 
@@ -203,6 +212,7 @@ export class Manager {
     this.elector = undefined;
     for (const r of [...this.runnables].reverse()) await r.stop();
     await this.sharedReads?.watch.stop();
+    await this.observe.stop();
     for (const s of this.servers) s.close();
     this.servers.length = 0;
     this.started = false;
@@ -225,6 +235,7 @@ export class Manager {
       this.servers.push(
         await serve(metricsAddr, {
           metrics: exposition(this.registries()),
+          history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),
       );
@@ -244,7 +255,9 @@ export class Manager {
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
     const own = this.runnables.map((r) => r.ownSeries);
-    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
+    return [controller, planes, ...own, standardMetricsRegistry()].filter(
+      (r): r is Registry => r !== undefined,
+    );
   }
 }
 
@@ -269,6 +282,7 @@ async function rgdRunnable(
   opts: ManagerOptions,
   rgds: RgdsOptions,
   sharedReads: SharedReadAccess | undefined,
+  observe: Observability,
 ): Promise<Runnable> {
   const { RgdController } = await import('../rgd/controller.ts');
   const c = new RgdController({
@@ -281,6 +295,7 @@ async function rgdRunnable(
     ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
     installCrd: opts.installCrds ?? true,
     log: opts.log,
+    observe,
   });
   return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
 }
