@@ -15,6 +15,7 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import { OWNED_CHILD_SELECTOR } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
@@ -126,6 +127,8 @@ export class GraphController {
       // The reconciler reads the field sets of its own managers only (no-op applies, ownership of
       // UIDs, releases); other managers' entries are dropped from the cache.
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: OWNED_CHILD_SELECTOR,
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({

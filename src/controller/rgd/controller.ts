@@ -15,6 +15,7 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { OWNED_CHILD_SELECTOR } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
@@ -134,6 +135,8 @@ export class RgdController {
       keepManager: isChildCacheManager,
       // listChildren selects an instance's children by their ApplySet label: indexed, it reads only them.
       indexLabels: [LABEL_APPLYSET_PART_OF],
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: OWNED_CHILD_SELECTOR,
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({

@@ -24,6 +24,7 @@ import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { foreignReads } from '../core/childScope.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
@@ -212,6 +213,7 @@ export class InstanceReconciler {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
+    this.deps.watches.declareForeign(foreignReads(api.compiled));
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
