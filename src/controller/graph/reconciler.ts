@@ -21,6 +21,7 @@ import type { NodeResult } from '../../runtime/types.ts';
 import { ApplyMemory } from '../core/applyMemory.ts';
 import { managerEntry } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
 import { foreignReads } from '../core/childScope.ts';
 import { type Condition, conditionMarker } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
@@ -289,6 +290,7 @@ export class GraphReconciler {
           applyLayer: item.node.applyLayer,
           graphUid: pass.uid,
           ...(item.collection ? { collection: item.collection } : {}),
+          ...bucketStamp(graph),
         }),
       patchOwner: pass.uid,
       policy: { manager: pass.templateManager, force: false, protectedManager: isGraphManager },

@@ -24,6 +24,7 @@ import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
 import { foreignReads } from '../core/childScope.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
@@ -646,6 +647,8 @@ function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
     version: api.version,
     kind: api.kind,
     applySetId: applySetId(name, namespace, api.kind, api.group),
+    // The instance's bucket label, which its children carry too (design/sharding.md §2).
+    ...bucketStamp(inst),
   };
 }
 
