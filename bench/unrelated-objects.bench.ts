@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { pool } from '../src/controller/core/apply.ts';
 import type { KubeObject, RestClient } from '../src/kube/index.ts';
 import { loadAverage, measuredBy, median, startBenchPlane, writeReadmeSection } from './support.ts';
-import { graphOf, isReady } from './workload.ts';
+import { benchNamespace, graphOf, isReady } from './workload.ts';
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(name);
@@ -174,7 +174,7 @@ try {
   // Converge the workload once (this checkout's controller installs the CRDs and applies the children).
   const first = controller(ROOT, kubeconfig);
   await waitReady();
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await benchNamespace(admin, NS);
   await pool(
     Array.from({ length: GRAPHS }, (_, i) => graphOf(i, NS)),
     16,

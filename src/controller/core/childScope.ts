@@ -12,6 +12,11 @@ import { LABEL_NODE_ID } from './names.ts';
 /** The label selector of kgraph-owned children: every stamped child carries its node id. */
 export const OWNED_CHILD_SELECTOR = LABEL_NODE_ID;
 
+/** The selector of a replica's child caches: kgraph's own objects, of its buckets when sharded. */
+export function childSelector(shardSelector: string | undefined): string {
+  return shardSelector ? `${OWNED_CHILD_SELECTOR},${shardSelector}` : OWNED_CHILD_SELECTOR;
+}
+
 /** The kinds a graph reads without owning them (`apiVersion/kind`), and whether any is dynamic. */
 export interface ForeignReads {
   kinds: ReadonlySet<string>;

@@ -17,6 +17,7 @@ import type { SweepAuthority } from '../planes/sweeper.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
 import { serve } from './probes.ts';
+import type { Assignment, ShardedHost, ShardingOptions } from './shardedHost.ts';
 
 /** One controller as the manager drives it. */
 export interface Runnable {
@@ -31,6 +32,8 @@ export interface Runnable {
   readonly registry: Registry | undefined;
   /** Series only this controller has (rendered even when its `registry` is not: the RGD's revisions). */
   readonly ownSeries?: Registry;
+  /** Objects in its caches. */
+  cachedObjects?(): number;
 }
 
 export interface GraphsOptions {
@@ -98,6 +101,11 @@ export interface ManagerOptions {
   healthAddr?: string;
   /** Called when leadership is lost after it was held (the process should exit). */
   onLostLeadership?: () => void;
+  /**
+   * Run as one of several sharded replicas (design/sharding.md §3): controllers for the buckets the shard
+   * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
+   */
+  sharding?: ShardingOptions;
 }
 
 export class Manager {
@@ -106,6 +114,7 @@ export class Manager {
   private readonly opts: ManagerOptions;
   private readonly servers: http.Server[] = [];
   private elector: LeaderElector | undefined;
+  private sharded: ShardedHost | undefined;
   private started = false;
 
   private constructor(
@@ -121,6 +130,8 @@ export class Manager {
   /** Builds the controllers the options ask for (importing only their modules). */
   static async create(opts: ManagerOptions): Promise<Manager> {
     if (!opts.graphs && !opts.rgds && !opts.planes) throw new Error('the manager has no controller to run');
+    if (opts.sharding)
+      return (await import('./shardedManager.ts')).shardedManager(opts, opts.sharding, Manager.withSharded);
     // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
     // answer is asked once and RBAC events are decoded once.
     const sharedReads =
@@ -145,19 +156,29 @@ export class Manager {
     return holder.manager;
   }
 
+  /** A manager whose controllers a sharded host builds and rebuilds (shardedManager.ts). */
+  static withSharded(opts: ManagerOptions, sharded: ShardedHost, sharedReads?: SharedReadAccess): Manager {
+    const m = new Manager(opts, [], sharedReads);
+    m.sharded = sharded;
+    return m;
+  }
+
   /** True while this replica holds the Lease (always true without leader election, once started). */
   get isLeader(): boolean {
+    if (this.sharded) return this.sharded.isCoordinator;
     return this.elector ? this.elector.isLeader() : this.started;
   }
 
   /** Every controller ready; a standby replica (not leader) counts as ready: it waits for the Lease. */
   ready(): boolean {
+    if (this.sharded) return this.sharded.ready();
     if (this.elector && !this.elector.isLeader()) return true;
     return this.started && this.runnables.every((r) => r.ready());
   }
 
   /** Nothing queued or being processed in the Graph and RGD controllers (planes queues are not tracked). */
   idle(): boolean {
+    if (this.sharded) return this.sharded.idle();
     return this.runnables.every((r) => r.idle?.() ?? true);
   }
 
@@ -167,6 +188,10 @@ export class Manager {
    */
   async start(): Promise<void> {
     await this.serveEndpoints();
+    if (this.sharded) {
+      await this.sharded.start();
+      return;
+    }
     const le = this.opts.leaderElection;
     if (!le) {
       await this.startRunnables();
@@ -201,6 +226,7 @@ export class Manager {
   async stop(): Promise<void> {
     const elector = this.elector;
     this.elector = undefined;
+    await this.sharded?.stop();
     for (const r of [...this.runnables].reverse()) await r.stop();
     await this.sharedReads?.watch.stop();
     for (const s of this.servers) s.close();
@@ -221,10 +247,12 @@ export class Manager {
   private async serveEndpoints(): Promise<void> {
     const { metricsAddr, healthAddr } = this.opts;
     const probes = { healthy: () => true, ready: () => this.ready() };
+    const sharded = this.sharded;
     if (metricsAddr && metricsAddr !== '0') {
       this.servers.push(
         await serve(metricsAddr, {
-          metrics: exposition(this.registries()),
+          // Sharded, the controllers change with the assignment: merged anew per scrape.
+          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),
       );
@@ -248,10 +276,11 @@ export class Manager {
   }
 }
 
-async function graphRunnable(
+export async function graphRunnable(
   opts: ManagerOptions,
   graphs: GraphsOptions,
   sharedReads: SharedReadAccess | undefined,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { GraphController } = await import('../graph/controller.ts');
   const c = new GraphController({
@@ -259,16 +288,21 @@ async function graphRunnable(
     ...(sharedReads ? { sharedReads } : {}),
     ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     concurrency: graphs.concurrency ?? 1,
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
   });
-  return runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats()));
+  return {
+    ...runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats())),
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
-async function rgdRunnable(
+export async function rgdRunnable(
   opts: ManagerOptions,
   rgds: RgdsOptions,
   sharedReads: SharedReadAccess | undefined,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { RgdController } = await import('../rgd/controller.ts');
   const c = new RgdController({
@@ -279,10 +313,15 @@ async function rgdRunnable(
     concurrency: rgds.concurrency ?? 1,
     deleteCrds: rgds.deleteCrds === true,
     ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector, registration: shard.coordinator } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
   });
-  return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
+  return {
+    ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()),
+    ownSeries: c.revisionSeries,
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
 async function planesRunnable(

@@ -132,8 +132,8 @@ export function shardSummary(
 ): Map<string, { active: number; draining: number; incoming: number }> {
   const out = new Map<string, { active: number; draining: number; incoming: number }>();
   const row = (r: string) => {
-    let x = out.get(r);
-    if (!x) out.set(r, (x = { active: 0, draining: 0, incoming: 0 }));
+    const x = out.get(r) ?? { active: 0, draining: 0, incoming: 0 };
+    out.set(r, x);
     return x;
   };
   for (const e of map.buckets) {
