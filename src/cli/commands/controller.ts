@@ -140,8 +140,13 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
   // The controllers' writes skip the server's strict decoding (core/writeDefaults.ts).
+  const identity = `${hostname()}_${process.pid}`;
+  // Sharded, each replica's requests carry its identity (the API server's audit log tells them apart).
+  const userAgent = mode === 'sharded' ? { userAgent: `kgraph/0.1 replica/${identity}` } : {};
   const management = (): ReturnType<typeof controllerClient> =>
-    controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}));
+    controllerClient(
+      connect(opts.kubeconfig, { ...(opts.context ? { context: opts.context } : {}), ...userAgent }),
+    );
   const client = management();
   return Manager.create({
     client,
@@ -176,7 +181,7 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       ? {
           sharding: {
             namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
-            identity: `${hostname()}_${process.pid}`,
+            identity,
             leaseDurationMs: leaseMs,
           },
         }

@@ -23,6 +23,7 @@ export class BucketLabeller {
   private readonly client: RestClient;
   private readonly log: Logger;
   private readonly graphs: boolean;
+  private readonly namespaces: readonly (string | undefined)[];
   private readonly informers = new Map<string, Informer>();
   private crds: Informer | undefined;
   private readonly queue = new WorkQueue<string>();
@@ -31,8 +32,12 @@ export class BucketLabeller {
   /** Objects labelled since start (tests, metrics). */
   labelled = 0;
 
-  constructor(client: RestClient, opts: { log: Logger; graphs: boolean; rgds: boolean }) {
+  constructor(
+    client: RestClient,
+    opts: { log: Logger; graphs: boolean; rgds: boolean; namespaces?: readonly string[] },
+  ) {
     this.client = client;
+    this.namespaces = opts.namespaces?.length ? opts.namespaces : [undefined];
     this.log = opts.log;
     this.graphs = opts.graphs;
     if (opts.rgds) {
@@ -92,10 +97,14 @@ export class BucketLabeller {
   }
 
   private watch(kind: Kind, selector: string): void {
+    for (const ns of this.namespaces) this.watchIn(kind, selector, ns);
+  }
+
+  private watchIn(kind: Kind, selector: string, namespace: string | undefined): void {
     const key = `${kind.apiVersion}/${kind.plural}`;
-    if (this.informers.has(key)) return;
+    if (this.informers.has(`${key}|${namespace ?? '*'}`)) return;
     const inf = new Informer(this.client, {
-      target: kind,
+      target: { ...kind, ...(namespace ? { namespace } : {}) },
       labelSelector: selector,
       metadataOnly: true,
       onError: (e) => this.log.debug({ err: String(e), kind: key }, 'bucket labeller watch error'),
@@ -106,7 +115,7 @@ export class BucketLabeller {
       this.queue.add(k);
     };
     inf.addHandlers({ add: enqueue, update: (_o, n) => enqueue(n) });
-    this.informers.set(key, inf);
+    this.informers.set(`${key}|${namespace ?? '*'}`, inf);
     inf.start();
   }
 

@@ -57,6 +57,8 @@ export interface ShardedHostOptions {
   sharding: ShardingOptions;
   graphs: boolean;
   rgds: boolean;
+  /** Namespaces the replicas reconcile (the labeller labels only there). @default all */
+  namespaces?: readonly string[];
   build: (a: Assignment) => Promise<ShardRunnable[]>;
   /** The replica lost its identity or coordination: the process must exit. */
   onFatal: (why: string) => void;
@@ -115,7 +117,12 @@ export class ShardedHost {
       retryPeriodMs,
       log,
     });
-    this.labeller = new BucketLabeller(client, { log, graphs: opts.graphs, rgds: opts.rgds });
+    this.labeller = new BucketLabeller(client, {
+      log,
+      graphs: opts.graphs,
+      rgds: opts.rgds,
+      ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
+    });
     this.elector = new LeaderElector(client, {
       namespace: sharding.namespace,
       name: 'kgraph-controller',

@@ -32,6 +32,7 @@ export async function shardedManager(
     sharding,
     graphs: opts.graphs !== undefined,
     rgds: opts.rgds !== undefined,
+    ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     build,
     onFatal: () => opts.onLostLeadership?.(),
   });
