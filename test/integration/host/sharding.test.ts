@@ -7,6 +7,7 @@
  * object written by a replica again after another took it over.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { LABEL_BUCKET } from '../../../src/controller/core/bucket.ts';
 import { SHARD_MAP_NAME, shardMapOf } from '../../../src/controller/host/shardMapStore.ts';
@@ -165,6 +166,26 @@ describe('sharded replicas', { timeout: 600_000 }, () => {
     for (const n of cached)
       assert.ok(n > 0 && n < 2 * GRAPHS, `each caches a share, not everything: ${cached}`);
     for (const r of live()) assert.equal(await metric(r, 'kgraph_shard_buckets', 'state="served"'), 512);
+    // `kgraph get shards` shows both, each with its buckets and Graphs.
+    const out = execFileSync(
+      process.execPath,
+      ['bin/kgraph.js', 'get', 'shards', '-n', NS, '--kubeconfig', plane.kubeconfigPath, '-o', 'json'],
+      { encoding: 'utf8' },
+    );
+    const view = JSON.parse(out) as {
+      rows: { replica: string; served: number; objects: number; coordinator: boolean }[];
+      unowned: number;
+    };
+    assert.deepEqual(
+      view.rows.map((r) => r.served),
+      [512, 512],
+    );
+    assert.equal(
+      view.rows.reduce((n, r) => n + r.objects, 0),
+      GRAPHS,
+    );
+    assert.equal(view.rows.filter((r) => r.coordinator).length, 1);
+    assert.equal(view.unowned, 0);
   });
 
   it("SIGKILL: the lost replica's buckets converge again within two lease durations", async () => {

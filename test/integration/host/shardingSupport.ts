@@ -74,11 +74,12 @@ export interface Replica {
   exited: Promise<number | null>;
 }
 
-/** A sharded `kgraph controller` (Graphs only) reconciling `namespace`, its Leases and map there too. */
+/** A sharded `kgraph controller` (Graphs, or RGDs) reconciling `namespace`, its Leases and map there too. */
 export async function startReplica(
   kubeconfigPath: string,
   namespace: string,
   leaseSeconds: number,
+  controllers: 'graphs' | 'rgds' = 'graphs',
 ): Promise<Replica> {
   const port = await freePort();
   const child = spawn(
@@ -96,7 +97,7 @@ export async function startReplica(
       namespace,
       '--lease-duration',
       `${leaseSeconds}s`,
-      '--no-rgds',
+      controllers === 'graphs' ? '--no-rgds' : '--no-graphs',
       '--no-install-crd',
       '--concurrency',
       '4',
