@@ -94,7 +94,7 @@ async function settled(client: RestClient, replicas: Replica[], timeoutMs = 60_0
     `shard map settled on ${replicas.length} replicas`,
     async () => {
       const m = await shardMap(client);
-      if (!m || !m.buckets.every((e) => e.phase === 'active' && ids.has(e.owner))) return undefined;
+      if (!m?.buckets.every((e) => e.phase === 'active' && ids.has(e.owner))) return undefined;
       const counts = new Map<string, number>();
       for (const e of m.buckets) counts.set(e.owner, (counts.get(e.owner) ?? 0) + 1);
       return [...ids].every((id) => (counts.get(id) ?? 0) >= quota) ? m : undefined;
@@ -210,7 +210,10 @@ describe('sharded replicas', { timeout: 600_000 }, () => {
     await Promise.all(live().map((r) => waitReady(r)));
     const coordinator = await coordinatorOf(live());
     const victim = live().find((r) => r !== coordinator) as Replica;
-    assert.ok((await metric(victim, 'kgraph_shard_buckets', 'state="served"')) ?? 0 > 0);
+    assert.ok(
+      ((await metric(victim, 'kgraph_shard_buckets', 'state="served"')) ?? 0) > 0,
+      'the victim serves buckets',
+    );
     victim.process.kill('SIGSTOP');
     const stoppedAt = Date.now();
     // Work for its buckets arrives while it is stopped: its watches buffer the events.
