@@ -217,7 +217,9 @@ ${measuredBy('unrelated-objects.bench.ts', `load ${loadAverage()}`)} ${GRAPHS} G
 workload converged; then ${UNRELATED} ConfigMaps and ${UNRELATED} Secrets of about 1 KiB in 20 other namespaces
 and ${CRDS} unrelated CRDs. \`kgraph controller\` cluster-wide, a fresh process per reading, idle after
 ${SETTLE_S} s; medians of ${SAMPLES} readings. "unfiltered" is main's dist before child informers selected
-\`kro.run/node-id\` (design/sharding.md §1).
+\`kro.run/node-id\` (design/sharding.md §1) and before the Graph controller's CRD cache dropped schemas.
+kro caches children through metadata-only informers; kgraph keeps whole children (expressions
+read their fields) but only its own.
 
 | child informers | RSS without (MiB) | RSS with (MiB) | growth | heap without (MiB) | heap with (MiB) |
 |---|---|---|---|---|---|
