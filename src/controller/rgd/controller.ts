@@ -29,7 +29,10 @@ import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
 import { revisionMetrics } from './revisionMetrics.ts';
+import { revisionsNamed } from './revisionPolicy.ts';
+import { RevisionResolver } from './revisionResolver.ts';
 import { GraphRevisions } from './revisions.ts';
+import { RolloutController } from './rollout/controller.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
@@ -116,6 +119,12 @@ export class RgdController {
   private readonly watches: WatchSet;
   private readonly server: InstanceServer;
   private readonly registrar: RgdRegistrar;
+  /** Which GraphRevision each instance pass is reconciled at (design/rgd.md §19.7). */
+  readonly revisionResolver: RevisionResolver;
+  /** Progressive rollouts of RGD changes (GraphRollouts, design/rgd.md §19.8). */
+  readonly rollouts: RolloutController;
+  /** Revisions held besides the instances' own (a rollout's stable revision); retention keeps them. */
+  private readonly heldRevisions: ((rgdName: string) => Iterable<number>)[] = [];
   /**
    * What RGDs' ServiceAccounts may read (`spec.defaultServiceAccounts`, docs/rgd.md), re-checked on RBAC
    * changes. The RBAC watch starts with the first instance that runs as a ServiceAccount: without the
@@ -161,7 +170,21 @@ export class RgdController {
       log: this.log,
     }));
     this.reads.onChange((users) => this.server.reconcileServiceAccounts(users));
+    // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
+    // CRDs carry no schema text (status schemas come from CEL types), and the compiler keeps every
+    // document it compiled against for the process's lifetime.
+    const compiler = new GraphCompiler(this.client, { slim: true });
+    this.revisionResolver = new RevisionResolver({
+      client: this.client,
+      compiler,
+      log: this.log,
+      resyncMs,
+      // A revision appeared or went: the instances that name it are reconciled again.
+      onRevision: (rgd, n) => this.server.enqueueOf(rgd, (o) => revisionsNamed([o.metadata]).has(n)),
+    });
     this.server = new InstanceServer({
+      resolveRevision: (api, inst) => this.revisionResolver.resolve(api, inst),
+      onPass: (api, inst, rv) => this.rollouts.notePass(api, inst, rv),
       client: this.client,
       reads: (namespace, serviceAccount) => {
         // Started once (a shared watch may already run for the Graph side).
@@ -177,6 +200,16 @@ export class RgdController {
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
     });
+    this.rollouts = new RolloutController({
+      client: this.client,
+      log: this.log,
+      resyncMs,
+      servedApi: (rgd) => this.server.apiOf(rgd),
+      instancesOf: (rgd) => this.server.instancesOf(rgd),
+      reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
+    });
+    this.revisionResolver.useRolloutDefault((rgd, inst) => this.rollouts.defaultFor(rgd, inst));
+    this.holdRevisions((rgd) => this.rollouts.held(rgd));
     this.metrics = new ControllerMetrics(this.client.counters, {
       queueDepth: () => this.queue.depth + this.server.queue.depth,
       graphs: () => this.server.instanceCount(),
@@ -184,10 +217,7 @@ export class RgdController {
     });
     this.registrar = new RgdRegistrar({
       client: this.client,
-      // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
-      // CRDs carry no schema text (status schemas come from CEL types), and the compiler keeps every
-      // document it compiled against for the process's lifetime.
-      compiler: new GraphCompiler(this.client, { slim: true }),
+      compiler,
       server: this.server,
       rgds: {
         get: (name) => this.rgdInformer?.get(undefined, name),
@@ -206,10 +236,33 @@ export class RgdController {
               client: this.client,
               log: this.log,
               maxRevisions: opts.maxGraphRevisions ?? 5,
+              inUse: (rgd) => this.revisionsInUse(rgd),
               metrics: revisionMetrics(this.revisionSeries),
             }),
           }),
     });
+  }
+
+  /** The revisions an RGD's instances use or ask for, and those held for it (a rollout's stable). */
+  revisionsInUse(rgdName: string): Set<number> {
+    const used = revisionsNamed(this.server.instancesOf(rgdName).map((o) => o.metadata));
+    for (const held of this.heldRevisions) for (const n of held(rgdName)) used.add(n);
+    return used;
+  }
+
+  /** Registers revisions kept from retention besides the instances' (the rollout controller's stable). */
+  holdRevisions(fn: (rgdName: string) => Iterable<number>): void {
+    this.heldRevisions.push(fn);
+  }
+
+  /** The served instances of an RGD, as cached (the rollout controller reads the fleet from here). */
+  instancesOf(rgdName: string): KubeObject[] {
+    return this.server.instancesOf(rgdName);
+  }
+
+  /** Reconciles an RGD's instances again (those `which` selects). */
+  reconcileInstances(rgdName: string, which?: (o: KubeObject) => boolean): void {
+    this.server.enqueueOf(rgdName, which);
   }
 
   async start(): Promise<void> {
@@ -252,6 +305,7 @@ export class RgdController {
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.registrar.invalidate();
+        this.revisionResolver.invalidate();
         for (const name of this.registrar.concernedBy(crd)) this.queue.add(name);
       },
     });
@@ -276,11 +330,18 @@ export class RgdController {
       },
     });
     this.rgdInformer.start();
+    this.revisionResolver.start();
     await Promise.all([this.rgdInformer.waitForSync(), this.crdInformer.waitForSync()]);
+    // Pinned instances need the revisions cached; a cluster without the GraphRevision CRD has none.
+    await this.revisionResolver
+      .waitForSync(10_000)
+      .catch(() => this.log.warn('GraphRevisions not synced: pinned instances wait for them'));
     // After an API server outage, what failed on the connection is retried at once (kube/connectivity.ts).
     this.queue.retryOnReconnect(this.client.connectivity);
     this.server.queue.retryOnReconnect(this.client.connectivity);
     this.server.start(this.opts.concurrency ?? 1);
+    // Rollouts are the registering replica's (a sharded follower only serves instances: design/sharding.md §6).
+    if (this.opts.registration !== false) await this.rollouts.start();
     this.running = this.queue.run(
       async (name) => {
         const outcome = await this.registrar.reconcile(name);
@@ -350,8 +411,10 @@ export class RgdController {
     this.waitingForCrd = undefined;
     await this.queue.shutdown();
     await this.running;
+    await this.rollouts.stop();
     await this.server.stopAll();
     await this.rgdInformer?.stop();
+    await this.revisionResolver.stop();
     await this.crdInformer?.stop();
     if (this.ownsRbacWatch && this.rbacWatch.started) await this.rbacWatch.stop();
     await this.watches.stop();

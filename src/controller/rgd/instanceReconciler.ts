@@ -66,6 +66,8 @@ import {
   LABEL_APPLYSET_PART_OF,
   PARENT_MANAGER,
 } from './names.ts';
+import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
+import { revisionErrorStatus } from './revisionResolver.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
 
 /** The generated API an instance belongs to, and the graph it is reconciled with. */
@@ -78,6 +80,8 @@ export interface InstanceApi {
   kind: string;
   plural: string;
   namespaced: boolean;
+  /** The GraphRevision `compiled` is (design/rgd.md §19.7); undefined while revisions are not issued. */
+  revision?: number;
 }
 
 /** The work-queue key of an instance: `<rgd>|<namespace>/<name>` (namespace empty when cluster-scoped). */
@@ -101,7 +105,17 @@ export interface InstanceReconcilerDeps {
   maxCollectionSize?: number;
   applyConcurrency?: number;
   now?: () => string;
+  /** The revision a pass is reconciled at (revisionResolver.ts); without it, always `api` as given. */
+  resolveRevision?: (api: InstanceApi, inst: KubeObject) => Promise<InstanceApi | RevisionResolutionError>;
+  /**
+   * A pass at `api.revision` ended with its status written; `rv` is the instance version that status is
+   * in (or later). A rollout judges an instance's health at a revision only from such a version.
+   */
+  onPass?: (api: InstanceApi, inst: KubeObject, rv: number) => void;
 }
+
+/** An instance stopped on an unavailable revision is looked at again after this long (or when it changes). */
+const REVISION_WAIT_MS = 30_000;
 
 /** Instances waiting for data or readiness are looked at again after this long (design/graph.md §25). */
 const WAIT_MS = 3_000;
@@ -180,17 +194,30 @@ export class InstanceReconciler {
    * → pruneIfSafe → finalizeState): deletion? → converge the children with the parent's metadata →
    * prune what the inventory no longer wants, only after a clean apply → status and the queue's next step.
    */
-  async reconcile(api: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
+  async reconcile(served: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
     const interest = newInterest();
-    const inst = this.deps.instances.get(api, namespace, name);
+    const inst = this.deps.instances.get(served, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
     if (isSuspended(inst.metadata.annotations)) {
-      await this.markSuspended(api, inst);
+      await this.markSuspended(served, inst);
       return { kind: 'converged', reason: 'Suspended', interest };
+    }
+    if (inst.metadata.deletionTimestamp) {
+      const identity = identityOf(served, inst);
+      return this.finalize(served, inst, identity, interest, this.actingAs(served, identity).writer);
+    }
+    // The revision of this pass (design/rgd.md §19.7): an unavailable one stops the instance, no fallback.
+    const api = this.deps.resolveRevision ? await this.deps.resolveRevision(served, inst) : served;
+    if (api instanceof RevisionResolutionError) {
+      await this.writeStatus(
+        served,
+        inst,
+        revisionErrorStatus(inst, api, () => this.now()),
+      );
+      return { kind: 'waiting', reason: api.code, interest, requeueAfterMs: REVISION_WAIT_MS };
     }
     const identity = identityOf(api, inst);
     const acting = this.actingAs(api, identity);
-    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
 
     const converged = await this.convergeChildren(api, inst, identity, acting, interest);
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
@@ -332,6 +359,11 @@ export class InstanceReconciler {
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
+    this.deps.onPass?.(
+      api,
+      inst,
+      Math.max(this.lastWrite.get(uid)?.rv ?? 0, Number(parent.metadata.resourceVersion)),
+    );
     if (state.forbidden) {
       // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
       this.waits.reset(uid);
@@ -530,7 +562,10 @@ export class InstanceReconciler {
   ): Promise<KubeObject | undefined> {
     const metadata: Record<string, unknown> = {
       name: inst.metadata.name,
-      labels: instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
+      labels: {
+        ...instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
+        ...(api.revision !== undefined ? { [LABEL_REVISION]: String(api.revision) } : {}),
+      },
       annotations: inventoryAnnotations(identity.applySetId, inv),
       ...(finalizer ? { finalizers: [INSTANCE_FINALIZER] } : {}),
     };

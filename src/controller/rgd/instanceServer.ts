@@ -17,7 +17,12 @@ import { InterestRoutes } from '../core/routes.ts';
 import { newsTo, type WatchEventInfo, type WatchSet } from '../core/watches.ts';
 import { rgdCacheTransforms } from './caches.ts';
 import type { GroupKindVersions } from './children.ts';
-import { type InstanceApi, InstanceReconciler, instanceKey } from './instanceReconciler.ts';
+import {
+  type InstanceApi,
+  InstanceReconciler,
+  type InstanceReconcilerDeps,
+  instanceKey,
+} from './instanceReconciler.ts';
 import { instanceServiceAccount } from './names.ts';
 
 /** The longest `stop` waits for the reconciles in flight of the RGD it stops. */
@@ -60,6 +65,10 @@ export interface InstanceServerOptions {
   metrics?: () => ControllerMetrics | undefined;
   /** The reads of a ServiceAccount, for RGDs with `spec.defaultServiceAccounts` (readAccess.ts). */
   reads?: (namespace: string, serviceAccount: string) => ReadScope;
+  /** The revision of each pass (revisionResolver.ts). */
+  resolveRevision?: InstanceReconcilerDeps['resolveRevision'];
+  /** Told when a pass ended (the rollout controller, rollout/controller.ts). */
+  onPass?: InstanceReconcilerDeps['onPass'];
 }
 
 export class InstanceServer {
@@ -82,6 +91,8 @@ export class InstanceServer {
       log: opts.log,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       ...(opts.applyConcurrency !== undefined ? { applyConcurrency: opts.applyConcurrency } : {}),
+      ...(opts.resolveRevision ? { resolveRevision: opts.resolveRevision } : {}),
+      ...(opts.onPass ? { onPass: opts.onPass } : {}),
     });
   }
 
@@ -135,7 +146,7 @@ export class InstanceServer {
       prev.api.plural === api.plural &&
       prev.api.namespaced === api.namespaced;
     if (prev && sameKind) {
-      if (prev.api.compiled !== api.compiled) {
+      if (prev.api.compiled !== api.compiled || prev.api.revision !== api.revision) {
         // A new compiled graph: every instance is reconciled on it.
         prev.api = api;
         for (const inf of prev.informers) for (const k of inf.keys()) this.queue.add(`${rgdName}|${k}`);
@@ -234,6 +245,23 @@ export class InstanceServer {
         }
       }
     }
+  }
+
+  /** Enqueues the served instances of one RGD that `which` selects (all without it). */
+  enqueueOf(rgdName: string, which: (o: KubeObject) => boolean = () => true): void {
+    for (const inf of this.served.get(rgdName)?.informers ?? [])
+      for (const o of inf.list())
+        if (which(o)) this.queue.add(instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? ''));
+  }
+
+  /** The instance API an RGD is served with (its `revision` is the latest). */
+  apiOf(rgdName: string): InstanceApi | undefined {
+    return this.served.get(rgdName)?.api;
+  }
+
+  /** The served instances of one RGD, as cached. */
+  instancesOf(rgdName: string): KubeObject[] {
+    return (this.served.get(rgdName)?.informers ?? []).flatMap((i) => i.list());
   }
 
   /** Enqueues every served instance (what an informer resync does). */

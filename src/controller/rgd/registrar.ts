@@ -214,6 +214,9 @@ export class RgdRegistrar {
     const revision = this.deps.revisions ? await this.deps.revisions.ensure(rgd, compiled) : undefined;
     if (revision) this.lastIssued.set(uid, Math.max(this.lastIssued.get(uid) ?? 0, revision.lastIssued));
     const settle = revision?.requeueAfterMs;
+    // The revision number the compiled graph is (instances resolve through it, design/rgd.md §19.7).
+    const latestRevision =
+      revision && settle === undefined && revision.lastIssued > 0 ? revision.lastIssued : undefined;
     if (settle !== undefined) this.settling.add(uid);
     else this.settling.delete(uid);
 
@@ -237,6 +240,11 @@ export class RgdRegistrar {
           ? { requeueAfterMs: this.waits.next(uid) }
           : {}),
       };
+    }
+
+    if (k.api.revision !== latestRevision) {
+      const { revision: _old, ...rest } = k.api;
+      k.api = latestRevision !== undefined ? { ...rest, revision: latestRevision } : rest;
     }
 
     // Serve the instances.

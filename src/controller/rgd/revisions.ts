@@ -75,6 +75,8 @@ export interface GraphRevisionsOptions {
   maxRevisions: number;
   /** kro's revision counters (revisionMetrics.ts). */
   metrics?: RevisionMetrics;
+  /** Revisions instances are reconciled at or a rollout holds as stable: retention never deletes them. */
+  inUse?: (rgdName: string) => ReadonlySet<number>;
   now?: () => string;
 }
 
@@ -279,8 +281,9 @@ export class GraphRevisions {
     if (max <= 0 || revisions.length <= max) return;
     const numbers = revisions.map(revisionOf).sort((a, b) => a - b);
     const floor = numbers[numbers.length - max] ?? 0;
+    const used = this.opts.inUse?.(rgdName);
     for (const r of revisions) {
-      if (revisionOf(r) >= floor) continue;
+      if (revisionOf(r) >= floor || used?.has(revisionOf(r))) continue;
       try {
         await this.opts.client.delete(
           { ...target, name: r.metadata.name ?? '' },
