@@ -4,7 +4,8 @@
  * SIGKILL has its buckets reconciled by the others within two lease durations; one stopped (SIGSTOP)
  * for two lease durations and then resumed writes nothing — counted in the API server's audit log by
  * its user agent — and exits; scaling 3 → 4 under a stream of edits leaves no Graph unowned and no
- * object written by a replica again after another took it over.
+ * object written by a replica again after another took it over; the coordinator killed, another
+ * coordinates and every Graph converges again.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -275,5 +276,24 @@ describe('sharded replicas', { timeout: 600_000 }, () => {
     }
     const doubles = [...byObject].filter(([, runs]) => new Set(runs).size !== runs.length);
     assert.deepEqual(doubles, []);
+  });
+
+  it('SIGKILL of the coordinator: another replica coordinates and every Graph converges again', async () => {
+    const coordinator = await coordinatorOf(live());
+    coordinator.process.kill('SIGKILL');
+    await coordinator.exited;
+    const killedAt = performance.now();
+    values.fill(100);
+    await applyGraphs(client, values);
+    await converged(client, values, 90_000);
+    const elapsed = performance.now() - killedAt;
+    // The successor first waits out the leader Lease, then gives every membership Lease one duration.
+    console.log(
+      `# the coordinator's buckets converged ${Math.round(elapsed)} ms after SIGKILL (lease ${LEASE_S} s)`,
+    );
+    assert.ok(elapsed < 3 * LEASE_S * 1000, `${Math.round(elapsed)} ms`);
+    const next = await coordinatorOf(live());
+    assert.notEqual(next, coordinator);
+    await settled(client, live());
   });
 });
