@@ -1,8 +1,8 @@
 /**
  * Writes the generated files of the Helm chart (charts/kgraph) from their one source each:
  *
- *   crds/*.yaml         the Graph, RGD and GraphRevision CRDs copied byte for byte from deploy/crds/ (themselves generated
- *                       from graphCrd(), rgdCrd() and graphRevisionCrd()), and the planes CRDs from blueprintCrd() and
+ *   crds/*.yaml         the Graph, RGD, GraphRevision and GraphRollout CRDs copied byte for byte from deploy/crds/ (themselves generated
+ *                       from graphCrd(), rgdCrd(), graphRevisionCrd() and graphRolloutCrd()), and the planes CRDs from blueprintCrd() and
  *                       consumerClusterCrd(), the objects `kgraph controller --planes` installs
  *   values.schema.json  from values.yaml: each value's type from its default, plus the enums, patterns
  *                       and free-form objects listed below

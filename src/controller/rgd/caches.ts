@@ -2,7 +2,8 @@
  * What the RGD controller's informer caches keep of each object: only what their
  * readers use. Every transform changes the object in place (slim.ts) and returns it.
  *
- * - RGDs: no managedFields (the registrar writes their status forced and reads no field ownership).
+ * - RGDs, GraphRevisions, GraphRollouts: no managedFields (their status is written forced; no reader
+ *   looks at field ownership).
  * - Instances: only the parent manager's managedFields entry (`ensureParent` compares its own applied
  *   metadata with it); status is written forced and compared by value.
  * - Children (and externalRefs, the one WatchSet): only `kro.run/applyset`'s entry, what the no-op
@@ -41,4 +42,7 @@ export const rgdCacheTransforms = {
   crd: slimCrd,
   instance: keepManagedFields((m) => m === PARENT_MANAGER),
   child: keepManagedFields(isChildCacheManager),
+  // GraphRevisions (instances resolve through them) and GraphRollouts: read by value, written forced.
+  graphRevision: dropManagedFields,
+  graphRollout: dropManagedFields,
 } as const;

@@ -15,11 +15,14 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
+import type { Observability } from '../core/observability.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
+import { instrumentQueue } from '../core/standardMetrics.ts';
 import { WatchSet } from '../core/watches.ts';
 import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
@@ -28,7 +31,10 @@ import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
 import { revisionMetrics } from './revisionMetrics.ts';
+import { revisionsNamed } from './revisionPolicy.ts';
+import { RevisionResolver } from './revisionResolver.ts';
 import { GraphRevisions } from './revisions.ts';
+import { RolloutController } from './rollout/controller.ts';
 
 /** How the RGD controller runs (`kgraph controller` sets these from its flags). */
 export interface RgdControllerOptions {
@@ -39,6 +45,18 @@ export interface RgdControllerOptions {
    * @default all RGDs
    */
   rgdSelector?: string;
+  /**
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
+   * children outside it are neither cached nor reconciled here.
+   * @default every object
+   */
+  shardSelector?: string;
+  /**
+   * Register RGDs (finalizer, CRD, status, GraphRevisions); false on a sharded replica that is not the
+   * coordinator: it only serves the instances of RGDs the coordinator registered (design/sharding.md §6).
+   * @default true
+   */
+  registration?: boolean;
   /**
    * Watch instances (and their children) only in these namespaces.
    * @default all namespaces
@@ -87,6 +105,8 @@ export interface RgdControllerOptions {
    * @default the controller builds its own (readAccessTtlMs applies)
    */
   sharedReads?: SharedReadAccess;
+  /** Events and reconcile history (core/observability.ts). @default none */
+  observe?: Observability;
 }
 
 export class RgdController {
@@ -103,6 +123,12 @@ export class RgdController {
   private readonly watches: WatchSet;
   private readonly server: InstanceServer;
   private readonly registrar: RgdRegistrar;
+  /** Which GraphRevision each instance pass is reconciled at (design/rgd.md §19.7). */
+  readonly revisionResolver: RevisionResolver;
+  /** Progressive rollouts of RGD changes (GraphRollouts, design/rgd.md §19.8). */
+  readonly rollouts: RolloutController;
+  /** Revisions held besides the instances' own (a rollout's stable revision); retention keeps them. */
+  private readonly heldRevisions: ((rgdName: string) => Iterable<number>)[] = [];
   /**
    * What RGDs' ServiceAccounts may read (`spec.defaultServiceAccounts`, docs/rgd.md), re-checked on RBAC
    * changes. The RBAC watch starts with the first instance that runs as a ServiceAccount: without the
@@ -134,6 +160,8 @@ export class RgdController {
       keepManager: isChildCacheManager,
       // listChildren selects an instance's children by their ApplySet label: indexed, it reads only them.
       indexLabels: [LABEL_APPLYSET_PART_OF],
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: childSelector(opts.shardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({
@@ -146,7 +174,21 @@ export class RgdController {
       log: this.log,
     }));
     this.reads.onChange((users) => this.server.reconcileServiceAccounts(users));
+    // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
+    // CRDs carry no schema text (status schemas come from CEL types), and the compiler keeps every
+    // document it compiled against for the process's lifetime.
+    const compiler = new GraphCompiler(this.client, { slim: true });
+    this.revisionResolver = new RevisionResolver({
+      client: this.client,
+      compiler,
+      log: this.log,
+      resyncMs,
+      // A revision appeared or went: the instances that name it are reconciled again.
+      onRevision: (rgd, n) => this.server.enqueueOf(rgd, (o) => revisionsNamed([o.metadata]).has(n)),
+    });
     this.server = new InstanceServer({
+      resolveRevision: (api, inst) => this.revisionResolver.resolve(api, inst),
+      onPass: (api, inst, rv) => this.rollouts.notePass(api, inst, rv),
       client: this.client,
       reads: (namespace, serviceAccount) => {
         // Started once (a shared watch may already run for the Graph side).
@@ -157,21 +199,36 @@ export class RgdController {
       versions: new GroupKindVersions(this.client.discovery),
       log: this.log,
       ...(namespaces ? { namespaces } : {}),
+      ...(opts.shardSelector ? { instanceSelector: opts.shardSelector } : {}),
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
+      ...(opts.observe ? { observe: opts.observe } : {}),
     });
-    this.metrics = new ControllerMetrics(this.client.counters, {
-      queueDepth: () => this.queue.depth + this.server.queue.depth,
-      graphs: () => this.server.instanceCount(),
-      informers: () => this.watches.informerCount(),
+    this.rollouts = new RolloutController({
+      client: this.client,
+      log: this.log,
+      resyncMs,
+      servedApi: (rgd) => this.server.apiOf(rgd),
+      instancesOf: (rgd) => this.server.instancesOf(rgd),
+      reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
     });
+    this.revisionResolver.useRolloutDefault((rgd, inst) => this.rollouts.defaultFor(rgd, inst));
+    this.holdRevisions((rgd) => this.rollouts.held(rgd));
+    this.metrics = new ControllerMetrics(
+      this.client.counters,
+      {
+        queueDepth: () => this.queue.depth + this.server.queue.depth,
+        graphs: () => this.server.instanceCount(),
+        informers: () => this.watches.informerCount(),
+      },
+      'instance',
+    );
+    instrumentQueue('resourcegraphdefinition', this.queue);
+    instrumentQueue('instance', this.server.queue);
     this.registrar = new RgdRegistrar({
       client: this.client,
-      // Slim OpenAPI documents (schemas only, no descriptions): the compiled graphs and the generated
-      // CRDs carry no schema text (status schemas come from CEL types), and the compiler keeps every
-      // document it compiled against for the process's lifetime.
-      compiler: new GraphCompiler(this.client, { slim: true }),
+      compiler,
       server: this.server,
       rgds: {
         get: (name) => this.rgdInformer?.get(undefined, name),
@@ -182,14 +239,43 @@ export class RgdController {
         list: () => this.crdInformer?.list() ?? [],
       },
       log: this.log,
+      ...(opts.observe ? { observe: opts.observe } : {}),
       deleteCrds: opts.deleteCrds ?? false,
-      revisions: new GraphRevisions({
-        client: this.client,
-        log: this.log,
-        maxRevisions: opts.maxGraphRevisions ?? 5,
-        metrics: revisionMetrics(this.revisionSeries),
-      }),
+      ...(opts.registration === false
+        ? { follower: true }
+        : {
+            revisions: new GraphRevisions({
+              client: this.client,
+              log: this.log,
+              maxRevisions: opts.maxGraphRevisions ?? 5,
+              inUse: (rgd) => this.revisionsInUse(rgd),
+              metrics: revisionMetrics(this.revisionSeries),
+              ...(opts.observe ? { observe: opts.observe } : {}),
+            }),
+          }),
     });
+  }
+
+  /** The revisions an RGD's instances use or ask for, and those held for it (a rollout's stable). */
+  revisionsInUse(rgdName: string): Set<number> {
+    const used = revisionsNamed(this.server.instancesOf(rgdName).map((o) => o.metadata));
+    for (const held of this.heldRevisions) for (const n of held(rgdName)) used.add(n);
+    return used;
+  }
+
+  /** Registers revisions kept from retention besides the instances' (the rollout controller's stable). */
+  holdRevisions(fn: (rgdName: string) => Iterable<number>): void {
+    this.heldRevisions.push(fn);
+  }
+
+  /** The served instances of an RGD, as cached (the rollout controller reads the fleet from here). */
+  instancesOf(rgdName: string): KubeObject[] {
+    return this.server.instancesOf(rgdName);
+  }
+
+  /** Reconciles an RGD's instances again (those `which` selects). */
+  reconcileInstances(rgdName: string, which?: (o: KubeObject) => boolean): void {
+    this.server.enqueueOf(rgdName, which);
   }
 
   async start(): Promise<void> {
@@ -232,6 +318,7 @@ export class RgdController {
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.registrar.invalidate();
+        this.revisionResolver.invalidate();
         for (const name of this.registrar.concernedBy(crd)) this.queue.add(name);
       },
     });
@@ -256,11 +343,18 @@ export class RgdController {
       },
     });
     this.rgdInformer.start();
+    this.revisionResolver.start();
     await Promise.all([this.rgdInformer.waitForSync(), this.crdInformer.waitForSync()]);
+    // Pinned instances need the revisions cached; a cluster without the GraphRevision CRD has none.
+    await this.revisionResolver
+      .waitForSync(10_000)
+      .catch(() => this.log.warn('GraphRevisions not synced: pinned instances wait for them'));
     // After an API server outage, what failed on the connection is retried at once (kube/connectivity.ts).
     this.queue.retryOnReconnect(this.client.connectivity);
     this.server.queue.retryOnReconnect(this.client.connectivity);
     this.server.start(this.opts.concurrency ?? 1);
+    // Rollouts are the registering replica's (a sharded follower only serves instances: design/sharding.md §6).
+    if (this.opts.registration !== false) await this.rollouts.start();
     this.running = this.queue.run(
       async (name) => {
         const outcome = await this.registrar.reconcile(name);
@@ -308,6 +402,11 @@ export class RgdController {
     this.server.enqueueAll();
   }
 
+  /** Instances and children in the caches (a replica's share when sharded, design/sharding.md §4). */
+  cachedObjects(): number {
+    return this.server.instanceCount() + this.watches.cachedObjectCount();
+  }
+
   /** Started and synced (or waiting for the RGD CRD to be installed: nothing to serve yet). */
   ready(): boolean {
     return this.started && (this.waitingForCrd !== undefined || (this.rgdInformer?.hasSynced() ?? false));
@@ -325,8 +424,10 @@ export class RgdController {
     this.waitingForCrd = undefined;
     await this.queue.shutdown();
     await this.running;
+    await this.rollouts.stop();
     await this.server.stopAll();
     await this.rgdInformer?.stop();
+    await this.revisionResolver.stop();
     await this.crdInformer?.stop();
     if (this.ownsRbacWatch && this.rbacWatch.started) await this.rbacWatch.stop();
     await this.watches.stop();

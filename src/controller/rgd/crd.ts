@@ -20,6 +20,8 @@ import {
   RGD_KIND,
   RGD_PLURAL,
 } from './names.ts';
+import { graphRolloutCrd } from './rollout/crd.ts';
+import { ROLLOUT_CRD_NAME } from './rollout/names.ts';
 
 const immutable = (what: string) => [{ rule: 'self == oldSelf', message: `${what} is immutable` }];
 const RFC1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
@@ -233,14 +235,16 @@ export function graphRevisionCrd(): KubeObject {
 }
 
 /**
- * Applies the RGD CRD and the GraphRevision CRD that goes with it (server-side, forced) and waits until
- * both are served; returns the RGD CRD.
+ * Applies the RGD CRD and the GraphRevision and GraphRollout CRDs that go with it (server-side, forced) and waits until
+ * all three are served; returns the RGD CRD.
  */
 export async function installRgdCrd(client: RestClient, opts: InstallOptions = {}): Promise<KubeObject> {
   const fieldManager = opts.fieldManager ?? CONTROLLER_MANAGER;
   await client.apply(rgdCrd(), { fieldManager, force: true });
   await client.apply(graphRevisionCrd(), { fieldManager, force: true });
+  await client.apply(graphRolloutCrd(), { fieldManager, force: true });
   const timeoutMs = opts.timeoutMs ?? 60_000;
   await waitForCrd(client, GRAPH_REVISION_CRD_NAME, timeoutMs);
+  await waitForCrd(client, ROLLOUT_CRD_NAME, timeoutMs);
   return waitForCrd(client, RGD_CRD_NAME, timeoutMs);
 }

@@ -20,17 +20,22 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
+import { foreignReads } from '../core/childScope.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
+import { resourceKey } from '../core/inventory.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
 import { writeBoundedStatus } from '../core/oversizedStatus.ts';
+import { passReport } from '../core/passReport.ts';
 import { pruneRetired } from '../core/prune.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
@@ -64,6 +69,8 @@ import {
   LABEL_APPLYSET_PART_OF,
   PARENT_MANAGER,
 } from './names.ts';
+import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
+import { revisionErrorStatus } from './revisionResolver.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
 import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
 import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';
@@ -78,6 +85,8 @@ export interface InstanceApi {
   kind: string;
   plural: string;
   namespaced: boolean;
+  /** The GraphRevision `compiled` is (design/rgd.md §19.7); undefined while revisions are not issued. */
+  revision?: number;
 }
 
 /** The work-queue key of an instance: `<rgd>|<namespace>/<name>` (namespace empty when cluster-scoped). */
@@ -101,7 +110,17 @@ export interface InstanceReconcilerDeps {
   maxCollectionSize?: number;
   applyConcurrency?: number;
   now?: () => string;
+  /** The revision a pass is reconciled at (revisionResolver.ts); without it, always `api` as given. */
+  resolveRevision?: (api: InstanceApi, inst: KubeObject) => Promise<InstanceApi | RevisionResolutionError>;
+  /**
+   * A pass at `api.revision` ended with its status written; `rv` is the instance version that status is
+   * in (or later). A rollout judges an instance's health at a revision only from such a version.
+   */
+  onPass?: (api: InstanceApi, inst: KubeObject, rv: number) => void;
 }
+
+/** An instance stopped on an unavailable revision is looked at again after this long (or when it changes). */
+const REVISION_WAIT_MS = 30_000;
 
 /** Instances waiting for data or readiness are looked at again after this long (design/graph.md §25). */
 const WAIT_MS = 3_000;
@@ -180,36 +199,69 @@ export class InstanceReconciler {
    * → pruneIfSafe → finalizeState): deletion? → converge the children with the parent's metadata →
    * prune what the inventory no longer wants, only after a clean apply → status and the queue's next step.
    */
-  async reconcile(api: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
+  async reconcile(served: InstanceApi, namespace: string, name: string): Promise<ReconcileOutcome> {
     const interest = newInterest();
-    const inst = this.deps.instances.get(api, namespace, name);
+    const inst = this.deps.instances.get(served, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
-    const identity = identityOf(api, inst);
-    const acting = this.actingAs(api, identity);
     // Deletion first: a suspended instance that is deleted still deletes its children (kro's order).
-    if (inst.metadata.deletionTimestamp) return this.finalize(api, inst, identity, interest, acting.writer);
+    if (inst.metadata.deletionTimestamp) {
+      const identity = identityOf(served, inst);
+      return this.finalize(served, inst, identity, interest, this.actingAs(served, identity).writer);
+    }
     if (isSuspended(inst.metadata.annotations)) {
-      await this.markSuspended(api, inst);
+      await this.markSuspended(served, inst);
       return { kind: 'converged', reason: 'Suspended', interest };
     }
+    // The revision of this pass (design/rgd.md §19.7): an unavailable one stops the instance, no fallback.
+    const api = this.deps.resolveRevision ? await this.deps.resolveRevision(served, inst) : served;
+    if (api instanceof RevisionResolutionError) {
+      await this.writeStatus(
+        served,
+        inst,
+        revisionErrorStatus(inst, api, () => this.now()),
+      );
+      return { kind: 'waiting', reason: api.code, interest, requeueAfterMs: REVISION_WAIT_MS };
+    }
+    const identity = identityOf(api, inst);
+    const acting = this.actingAs(api, identity);
 
-    const converged = await this.convergeChildren(api, inst, identity, acting, interest);
+    const startedAt = Date.now();
+    const converged = await withSpan('converge', {}, () =>
+      this.convergeChildren(api, inst, identity, acting, interest),
+    );
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
     const { passes, terminating } = converged;
+    const convergedAt = Date.now();
     // A child held in deletion: nothing was applied, nothing is pruned; the status says which (terminating.ts).
     const pruned = terminating
-      ? { parent: converged.parent, errors: [] }
-      : await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
-    return this.finalizeState(
-      api,
-      inst,
-      pruned.parent,
-      identity,
-      passes,
-      pruned.errors,
-      interest,
-      terminating,
+      ? { parent: converged.parent, errors: [], pruned: [] }
+      : await withSpan('prune', {}, () =>
+          this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
+        );
+    const prunedAt = Date.now();
+    const { outcome, status } = await withSpan('status', {}, () =>
+      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest, terminating),
     );
+    // What the pass did, for its events, history and trace (core/passReport.ts).
+    const before = parseConditions(inst as unknown as Record<string, unknown>);
+    outcome.report = passReport({
+      startedAt,
+      generation: inst.metadata.generation ?? 0,
+      previousGeneration: before.find((c) => c.type === 'Ready')?.observedGeneration ?? 0,
+      revision: api.revision,
+      result: passes.result,
+      state: passes.state,
+      pruned: pruned.pruned,
+      pruneErrors: pruned.errors,
+      conditionsBefore: before,
+      conditionsAfter: status.conditions,
+      phases: {
+        converge: convergedAt - startedAt,
+        prune: prunedAt - convergedAt,
+        status: Date.now() - prunedAt,
+      },
+    });
+    return outcome;
   }
 
   /**
@@ -228,6 +280,7 @@ export class InstanceReconciler {
     let parentWritten = false;
     let vanished = false;
     let terminating: TerminatingChild | undefined;
+    this.deps.watches.declareForeign(foreignReads(api.compiled));
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -308,9 +361,10 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     writer: RestClient,
     passes: ConvergeOutcome,
-  ): Promise<{ parent: KubeObject; errors: string[] }> {
+  ): Promise<{ parent: KubeObject; errors: string[]; pruned: string[] }> {
     const { result, state, desired } = passes;
-    if (state.hardError || state.forbidden || state.conflicts.length > 0) return { parent, errors: [] };
+    if (state.hardError || state.forbidden || state.conflicts.length > 0)
+      return { parent, errors: [], pruned: [] };
     const recorded = readInventory(parent.metadata.annotations);
     const children = await listChildren(
       this.deps.watches,
@@ -324,10 +378,16 @@ export class InstanceReconciler {
       .filter((c) => !keep.has(c.uid))
       .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
     const pruned = await pruneRetired(writer, this.deps.watches, this.deps.log, retired);
-    if (pruned.errors.length > 0) return { parent, errors: pruned.errors };
+    const notKept = new Set(pruned.kept.map((c) => c.uid));
+    const gone = retired.filter((c) => !notKept.has(c.uid)).map((c) => resourceKey(c));
+    if (pruned.errors.length > 0) return { parent, errors: pruned.errors, pruned: gone };
     const kept = children.filter((c) => keep.has(c.uid));
     const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
-    return { parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent, errors: [] };
+    return {
+      parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent,
+      errors: [],
+      pruned: gone,
+    };
   }
 
   /** Writes the status (state, conditions, projected fields) and says what the queue does next. */
@@ -340,7 +400,7 @@ export class InstanceReconciler {
     pruneErrors: string[],
     interest: Interest,
     terminating?: TerminatingChild,
-  ): Promise<ReconcileOutcome> {
+  ): Promise<{ outcome: ReconcileOutcome; status: InstanceStatus }> {
     const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
@@ -357,14 +417,22 @@ export class InstanceReconciler {
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
+    this.deps.onPass?.(
+      api,
+      inst,
+      Math.max(this.lastWrite.get(uid)?.rv ?? 0, Number(parent.metadata.resourceVersion)),
+    );
     if (state.forbidden) {
       // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
       this.waits.reset(uid);
       return {
-        kind: 'waiting',
-        reason: 'ReadForbidden',
-        interest,
-        requeueAfterMs: this.forbiddenWaits.next(uid),
+        outcome: {
+          kind: 'waiting',
+          reason: 'ReadForbidden',
+          interest,
+          requeueAfterMs: this.forbiddenWaits.next(uid),
+        },
+        status,
       };
     }
     this.forbiddenWaits.reset(uid);
@@ -375,13 +443,19 @@ export class InstanceReconciler {
           ? 'PruneFailed'
           : 'ResolutionFailed';
       const message = state.hardError ?? pruneErrors.join('; ') ?? '';
-      return { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) };
+      return {
+        outcome: { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) },
+        status,
+      };
     }
     if (status.state === 'IN_PROGRESS') {
-      return { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) };
+      return {
+        outcome: { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) },
+        status,
+      };
     }
     this.waits.reset(uid);
-    return { kind: 'converged', reason: 'Ready', interest };
+    return { outcome: { kind: 'converged', reason: 'Ready', interest }, status };
   }
 
   // ------------------------------------------------------------------ status
@@ -559,7 +633,10 @@ export class InstanceReconciler {
   ): Promise<KubeObject | undefined> {
     const metadata: Record<string, unknown> = {
       name: inst.metadata.name,
-      labels: instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
+      labels: {
+        ...instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
+        ...(api.revision !== undefined ? { [LABEL_REVISION]: String(api.revision) } : {}),
+      },
       annotations: inventoryAnnotations(identity.applySetId, inv),
       ...(finalizer ? { finalizers: [INSTANCE_FINALIZER] } : {}),
     };
@@ -676,6 +753,8 @@ function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
     version: api.version,
     kind: api.kind,
     applySetId: applySetId(name, namespace, api.kind, api.group),
+    // The instance's bucket label, which its children carry too (design/sharding.md §2).
+    ...bucketStamp(inst),
   };
 }
 

@@ -12,7 +12,7 @@ import { sharedControlPlane } from '../../support/controlPlane.ts';
 const cli = join(repoRoot, 'bin', 'kgraph.js');
 
 describe('kgraph install', () => {
-  it('installs the Graph, RGD and GraphRevision CRDs and says so', async () => {
+  it('installs the Graph, RGD, GraphRevision and GraphRollout CRDs and says so', async () => {
     const cp = await sharedControlPlane();
     const run = () =>
       execFileSync(process.execPath, [cli, 'install', '--kubeconfig', cp.kubeconfigPath], {
@@ -23,6 +23,7 @@ describe('kgraph install', () => {
       'customresourcedefinition.apiextensions.k8s.io/graphs.kro.run established',
       'customresourcedefinition.apiextensions.k8s.io/resourcegraphdefinitions.kro.run established',
       'customresourcedefinition.apiextensions.k8s.io/graphrevisions.internal.kro.run established',
+      'customresourcedefinition.apiextensions.k8s.io/graphrollouts.kgraph.dev established',
       '',
     ].join('\n');
     assert.equal(run(), expected);

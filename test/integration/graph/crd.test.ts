@@ -58,7 +58,7 @@ describe('Graph CRD', () => {
     await installGraphCrd(client);
   });
 
-  it('`kgraph install --kubeconfig` applies the Graph, RGD and GraphRevision CRDs and reports them established', async () => {
+  it('`kgraph install --kubeconfig` applies the Graph, RGD, GraphRevision and GraphRollout CRDs and reports them established', async () => {
     const cp = await sharedControlPlane();
     const { stdout } = await promisify(execFile)(process.execPath, [
       'bin/kgraph.js',
@@ -70,7 +70,8 @@ describe('Graph CRD', () => {
       stdout,
       'customresourcedefinition.apiextensions.k8s.io/graphs.kro.run established\n' +
         'customresourcedefinition.apiextensions.k8s.io/resourcegraphdefinitions.kro.run established\n' +
-        'customresourcedefinition.apiextensions.k8s.io/graphrevisions.internal.kro.run established\n',
+        'customresourcedefinition.apiextensions.k8s.io/graphrevisions.internal.kro.run established\n' +
+        'customresourcedefinition.apiextensions.k8s.io/graphrollouts.kgraph.dev established\n',
     );
   });
 

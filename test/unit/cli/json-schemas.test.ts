@@ -2,8 +2,9 @@
 /**
  * Every `-o json` output is checked against the JSON Schema its command page documents (docs/cli/*.md):
  * the real binary runs on the examples, the schema is read from the page. The commands that need a
- * cluster (`deploy`, `get`) are checked the same way by their cluster tests
- * (test/integration/cli/deploy-safety.test.ts, test/integration/rgd/examples.test.ts).
+ * cluster (`deploy`, `get`, `fleet diff`) are checked the same way by their cluster tests
+ * (test/integration/cli/deploy-safety.test.ts, test/integration/rgd/examples.test.ts,
+ * test/integration/cli/fleetDiff.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -118,6 +119,7 @@ describe('-o json matches the schema on the command page', () => {
       'crd',
       'deploy-plan',
       'deploy-result',
+      'fleet-diff',
       'get',
       'graph',
       'render',

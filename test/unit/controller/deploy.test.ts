@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { graphCrd } from '../../../src/controller/graph/crd.ts';
 import { graphRevisionCrd, rgdCrd } from '../../../src/controller/rgd/crd.ts';
+import { graphRolloutCrd } from '../../../src/controller/rgd/rollout/crd.ts';
 
 describe('deploy/', () => {
   it('the CRD YAML equals graphCrd()', () => {
@@ -13,6 +14,12 @@ describe('deploy/', () => {
     assert.deepEqual(
       parse(readFileSync('deploy/crds/resourcegraphdefinitions.kro.run.yaml', 'utf8')),
       rgdCrd(),
+    );
+  });
+  it('the GraphRollout CRD YAML equals graphRolloutCrd()', () => {
+    assert.deepEqual(
+      parse(readFileSync('deploy/crds/graphrollouts.kgraph.dev.yaml', 'utf8')),
+      graphRolloutCrd(),
     );
   });
   it('the GraphRevision CRD YAML equals graphRevisionCrd()', () => {
