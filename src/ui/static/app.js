@@ -383,7 +383,6 @@ function fleetBar(parts, total) {
 function fleetRollout(r) {
   const c = r.counts;
   const count = (name, n) => h('span', { class: 'fleet-count', 'data-count': name }, String(n));
-  const stepNo = Math.min(r.step + 1, r.steps);
   return h(
     'div',
     { class: 'fleet-rollout', 'data-phase': r.phase },
@@ -401,11 +400,10 @@ function fleetRollout(r) {
       h(
         'span',
         { class: 'fleet-step', 'data-step': r.step },
+        // Numbered as `kgraph rollout status` does: the steps done, then the one the rollout is at.
         r.steps === 0
           ? 'no steps'
-          : r.stepText
-            ? `step ${stepNo}/${r.steps}: ${r.stepText}`
-            : `all ${r.steps} steps done`,
+          : `step ${r.step}/${r.steps} (${r.stepText ? `now: ${r.stepText}` : 'all done'})`,
       ),
       ' · revision ',
       h('span', { class: 'fleet-revs' }, `${r.stableRevision ?? '–'} → ${r.targetRevision ?? '–'}`),
