@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { Manager } from '../../controller/host/manager.ts';
 import { connect } from '../../kube/connect.ts';
+import { startTracing, stopTracing } from '../../kube/tracing/tracing.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
 
@@ -19,6 +20,7 @@ interface ControllerCliOptions {
   metricsAddr: string;
   healthAddr: string;
   leaderElect?: boolean;
+  replicasMode: string;
   leaderElectionNamespace?: string;
   leaseDuration: string;
   installCrd: boolean;
@@ -35,6 +37,10 @@ interface ControllerCliOptions {
   hostKubeconfig?: string;
   planesNamespace: string;
   singleReplica?: boolean;
+  events: boolean;
+  instanceConditionEvents?: boolean;
+  historySize: string;
+  tracingEndpoint?: string;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -49,7 +55,15 @@ export function registerControllerCommand(program: Command): void {
     .option('--concurrency <n>', 'Graphs reconciled in parallel', '1')
     .option('--metrics-addr <addr>', 'Prometheus /metrics address ("0" disables)', ':8080')
     .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
-    .option('--leader-elect', 'elect a leader on a Lease before reconciling')
+    .option(
+      '--leader-elect',
+      'elect a leader on a Lease before reconciling (= --replicas-mode active-passive)',
+    )
+    .option(
+      '--replicas-mode <mode>',
+      'single (this process does everything), active-passive (one leader reconciles, others wait) or sharded (replicas share the buckets through Leases; docs/operations.md)',
+      'single',
+    )
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
     .option(
       '--lease-duration <duration>',
@@ -87,6 +101,16 @@ export function registerControllerCommand(program: Command): void {
       '--single-replica',
       'with --planes and without --leader-elect: declare this the only replica, so the liveness sweeper may run',
     )
+    .option('--no-events', 'write no Kubernetes Events (docs/observability.md)')
+    .option(
+      '--instance-condition-events',
+      "kro's InstanceConditionEvents: an Event on every instance condition transition",
+    )
+    .option('--history-size <n>', 'reconcile passes remembered per object for --history (0: none)', '20')
+    .option(
+      '--tracing-endpoint <url>',
+      'export OpenTelemetry traces over OTLP/gRPC (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .option(
       '--log-format <format>',
@@ -95,9 +119,12 @@ export function registerControllerCommand(program: Command): void {
       'auto' as LogFormat,
     )
     .action(async (opts: ControllerCliOptions) => {
+      // Before anything sends a request; the SDK is imported only when tracing is on.
+      await startTracing(opts.tracingEndpoint ? { endpoint: opts.tracingEndpoint } : {});
       const manager = await managerFromOptions(opts);
       const shutdown = async (): Promise<void> => {
         await manager.stop();
+        await stopTracing();
         process.exit(0);
       };
       process.once('SIGINT', () => void shutdown());
@@ -116,17 +143,31 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
   if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
   if (opts.singleReplica && opts.leaderElect)
     throw new Error('--single-replica and --leader-elect exclude each other: the Lease decides who sweeps');
+  const mode = opts.leaderElect ? 'active-passive' : opts.replicasMode;
+  if (!['single', 'active-passive', 'sharded'].includes(mode))
+    throw new Error('--replicas-mode must be single, active-passive or sharded');
+  if (opts.leaderElect && opts.replicasMode === 'sharded')
+    throw new Error('--leader-elect and --replicas-mode sharded exclude each other');
+  if (mode === 'sharded' && opts.planes) throw new Error('--replicas-mode sharded does not run --planes');
   const concurrency = positiveInteger(opts.concurrency, '--concurrency');
   const rgdConcurrency = positiveInteger(opts.rgdConcurrency, '--rgd-concurrency');
   const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);
   if (!Number.isInteger(maxGraphRevisions) || maxGraphRevisions < 0)
     throw new Error('--rgd-max-graph-revisions must be a non-negative integer');
+  const historyPerObject = Number(opts.historySize);
+  if (!Number.isInteger(historyPerObject) || historyPerObject < 0)
+    throw new Error('--history-size must be a non-negative integer');
   if (!opts.graphs && !opts.rgds && !opts.planes)
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
   // The controllers' writes skip the server's strict decoding (core/writeDefaults.ts).
+  const identity = `${hostname()}_${process.pid}`;
+  // Sharded, each replica's requests carry its identity (the API server's audit log tells them apart).
+  const userAgent = mode === 'sharded' ? { userAgent: `kgraph/0.1 replica/${identity}` } : {};
   const management = (): ReturnType<typeof controllerClient> =>
-    controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}));
+    controllerClient(
+      connect(opts.kubeconfig, { ...(opts.context ? { context: opts.context } : {}), ...userAgent }),
+    );
   const client = management();
   return Manager.create({
     client,
@@ -157,7 +198,16 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       : {}),
     ...(opts.namespace ? { namespaces: opts.namespace } : {}),
     installCrds: opts.installCrd,
-    ...(opts.leaderElect
+    ...(mode === 'sharded'
+      ? {
+          sharding: {
+            namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
+            identity,
+            leaseDurationMs: leaseMs,
+          },
+        }
+      : {}),
+    ...(mode === 'active-passive'
       ? {
           leaderElection: {
             namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
@@ -168,8 +218,13 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       : {}),
     metricsAddr: opts.metricsAddr,
     healthAddr: opts.healthAddr,
+    observe: {
+      events: opts.events,
+      conditionEvents: opts.instanceConditionEvents === true,
+      historyPerObject,
+    },
     onLostLeadership: () => {
-      log.error('exiting: leadership lost');
+      log.error(mode === 'sharded' ? 'exiting: membership or coordination lost' : 'exiting: leadership lost');
       process.exit(1);
     },
   });

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import {
   crdApiVersions,
+  crdWithoutSchemas,
   dropManagedFields,
   Informer,
   type KubeObject,
@@ -15,6 +16,7 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
@@ -23,6 +25,7 @@ import type { ReconcileOutcome } from '../core/outcome.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
+import { instrumentQueue } from '../core/standardMetrics.ts';
 import type { Interest, WatchEventInfo } from '../core/watches.ts';
 import { newsTo, WatchSet } from '../core/watches.ts';
 import { installGraphCrd } from './crd.ts';
@@ -34,6 +37,12 @@ import { serviceAccountNameOf } from './serviceAccount.ts';
 export interface ControllerOptions {
   /** The controller's own identity: watches, status writes; Graph writes impersonate (design/graph.md §24). */
   client: RestClient;
+  /**
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
+   * children outside it are neither cached nor reconciled here.
+   * @default every object
+   */
+  shardSelector?: string;
   /**
    * Reconcile only Graphs of these namespaces (and watch namespaced kinds only there).
    * @default all namespaces
@@ -117,6 +126,7 @@ export class GraphController {
     this.client = opts.client;
     this.log = opts.log ?? pino({ name: 'kgraph-controller', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
     this.queue = new WorkQueue<string>();
+    instrumentQueue('graph', this.queue);
     const namespaces = opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : undefined;
     this.watches = new WatchSet(this.client, {
       ...(namespaces ? { namespaces } : {}),
@@ -126,6 +136,8 @@ export class GraphController {
       // The reconciler reads the field sets of its own managers only (no-op applies, ownership of
       // UIDs, releases); other managers' entries are dropped from the cache.
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: childSelector(opts.shardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({
@@ -164,6 +176,7 @@ export class GraphController {
     for (const ns of namespaces) {
       const inf = new Informer(this.client, {
         target: { apiVersion: GRAPH_API_VERSION, plural: GRAPH_PLURAL, ...(ns ? { namespace: ns } : {}) },
+        ...(this.opts.shardSelector ? { labelSelector: this.opts.shardSelector } : {}),
         resyncMs: this.opts.resyncMs ?? 36_000_000,
         onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
         // Nothing reads who owns a Graph's fields (status is forced, the finalizer is a preconditioned
@@ -202,6 +215,8 @@ export class GraphController {
     }
     this.crdInformer = watchCRDs(this.client, {
       discovery: this.client.discovery,
+      // Only which apiVersions changed matters here (design/sharding.md §1: what a cluster holds besides our objects).
+      transform: crdWithoutSchemas,
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.reconciler.invalidateCompiled();
@@ -225,6 +240,11 @@ export class GraphController {
       { namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 },
       'controller started',
     );
+  }
+
+  /** Graphs and children in the caches (a replica's share when sharded, design/sharding.md §4). */
+  cachedObjects(): number {
+    return this.graphInformers.reduce((n, i) => n + i.size, 0) + this.watches.cachedObjectCount();
   }
 
   /** True once started and the Graph caches are synced. */

@@ -12,11 +12,15 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { RestClient } from '../../kube/index.ts';
+import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
+import { standardMetricsRegistry } from '../core/standardMetrics.ts';
 import type { SweepAuthority } from '../planes/sweeper.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
+import { buildObservability, historyAnswer, type ObserveOptions } from './observe.ts';
 import { serve } from './probes.ts';
+import type { Assignment, ShardedHost, ShardingOptions } from './shardedHost.ts';
 
 /** One controller as the manager drives it. */
 export interface Runnable {
@@ -31,6 +35,8 @@ export interface Runnable {
   readonly registry: Registry | undefined;
   /** Series only this controller has (rendered even when its `registry` is not: the RGD's revisions). */
   readonly ownSeries?: Registry;
+  /** Objects in its caches. */
+  cachedObjects?(): number;
 }
 
 export interface GraphsOptions {
@@ -98,22 +104,33 @@ export interface ManagerOptions {
   healthAddr?: string;
   /** Called when leadership is lost after it was held (the process should exit). */
   onLostLeadership?: () => void;
+  /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
+  observe?: ObserveOptions;
+  /**
+   * Run as one of several sharded replicas (design/sharding.md §3): controllers for the buckets the shard
+   * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
+   */
+  sharding?: ShardingOptions;
 }
 
 export class Manager {
   private readonly runnables: Runnable[];
   private readonly sharedReads: SharedReadAccess | undefined;
   private readonly opts: ManagerOptions;
+  readonly observe: Observability;
   private readonly servers: http.Server[] = [];
   private elector: LeaderElector | undefined;
+  private sharded: ShardedHost | undefined;
   private started = false;
 
   private constructor(
     opts: ManagerOptions,
     runnables: Runnable[],
     sharedReads: SharedReadAccess | undefined,
+    observe: Observability,
   ) {
     this.opts = opts;
+    this.observe = observe;
     this.runnables = runnables;
     this.sharedReads = sharedReads;
   }
@@ -121,6 +138,8 @@ export class Manager {
   /** Builds the controllers the options ask for (importing only their modules). */
   static async create(opts: ManagerOptions): Promise<Manager> {
     if (!opts.graphs && !opts.rgds && !opts.planes) throw new Error('the manager has no controller to run');
+    if (opts.sharding)
+      return (await import('./shardedManager.ts')).shardedManager(opts, opts.sharding, Manager.withSharded);
     // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
     // answer is asked once and RBAC events are decoded once.
     const sharedReads =
@@ -129,8 +148,9 @@ export class Manager {
         : undefined;
     const holder: { manager?: Manager } = {};
     const runnables: Runnable[] = [];
+    const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
     if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads));
-    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads));
+    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe));
     if (opts.planes) {
       // The sweeper runs on the leader only; without leader election only when the operator declares
       // a single replica (otherwise it refuses and says so in the log).
@@ -141,23 +161,38 @@ export class Manager {
           : { none: true };
       runnables.push(await planesRunnable(opts, opts.planes, sweepAuthority));
     }
-    holder.manager = new Manager(opts, runnables, sharedReads);
+    holder.manager = new Manager(opts, runnables, sharedReads, observe);
     return holder.manager;
+  }
+
+  /** A manager whose controllers a sharded host builds and rebuilds (shardedManager.ts). */
+  static withSharded(
+    opts: ManagerOptions,
+    sharded: ShardedHost,
+    observe: Observability,
+    sharedReads?: SharedReadAccess,
+  ): Manager {
+    const m = new Manager(opts, [], sharedReads, observe);
+    m.sharded = sharded;
+    return m;
   }
 
   /** True while this replica holds the Lease (always true without leader election, once started). */
   get isLeader(): boolean {
+    if (this.sharded) return this.sharded.isCoordinator;
     return this.elector ? this.elector.isLeader() : this.started;
   }
 
   /** Every controller ready; a standby replica (not leader) counts as ready: it waits for the Lease. */
   ready(): boolean {
+    if (this.sharded) return this.sharded.ready();
     if (this.elector && !this.elector.isLeader()) return true;
     return this.started && this.runnables.every((r) => r.ready());
   }
 
   /** Nothing queued or being processed in the Graph and RGD controllers (planes queues are not tracked). */
   idle(): boolean {
+    if (this.sharded) return this.sharded.idle();
     return this.runnables.every((r) => r.idle?.() ?? true);
   }
 
@@ -167,6 +202,10 @@ export class Manager {
    */
   async start(): Promise<void> {
     await this.serveEndpoints();
+    if (this.sharded) {
+      await this.sharded.start();
+      return;
+    }
     const le = this.opts.leaderElection;
     if (!le) {
       await this.startRunnables();
@@ -201,8 +240,10 @@ export class Manager {
   async stop(): Promise<void> {
     const elector = this.elector;
     this.elector = undefined;
+    await this.sharded?.stop();
     for (const r of [...this.runnables].reverse()) await r.stop();
     await this.sharedReads?.watch.stop();
+    await this.observe.stop();
     for (const s of this.servers) s.close();
     this.servers.length = 0;
     this.started = false;
@@ -221,10 +262,13 @@ export class Manager {
   private async serveEndpoints(): Promise<void> {
     const { metricsAddr, healthAddr } = this.opts;
     const probes = { healthy: () => true, ready: () => this.ready() };
+    const sharded = this.sharded;
     if (metricsAddr && metricsAddr !== '0') {
       this.servers.push(
         await serve(metricsAddr, {
-          metrics: exposition(this.registries()),
+          // Sharded, the controllers change with the assignment: merged anew per scrape.
+          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
+          history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),
       );
@@ -244,14 +288,17 @@ export class Manager {
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
     const own = this.runnables.map((r) => r.ownSeries);
-    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
+    return [controller, planes, ...own, standardMetricsRegistry()].filter(
+      (r): r is Registry => r !== undefined,
+    );
   }
 }
 
-async function graphRunnable(
+export async function graphRunnable(
   opts: ManagerOptions,
   graphs: GraphsOptions,
   sharedReads: SharedReadAccess | undefined,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { GraphController } = await import('../graph/controller.ts');
   const c = new GraphController({
@@ -259,16 +306,22 @@ async function graphRunnable(
     ...(sharedReads ? { sharedReads } : {}),
     ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     concurrency: graphs.concurrency ?? 1,
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
   });
-  return runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats()));
+  return {
+    ...runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats())),
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
-async function rgdRunnable(
+export async function rgdRunnable(
   opts: ManagerOptions,
   rgds: RgdsOptions,
   sharedReads: SharedReadAccess | undefined,
+  observe: Observability,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { RgdController } = await import('../rgd/controller.ts');
   const c = new RgdController({
@@ -279,10 +332,16 @@ async function rgdRunnable(
     concurrency: rgds.concurrency ?? 1,
     deleteCrds: rgds.deleteCrds === true,
     ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector, registration: shard.coordinator } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
+    observe,
   });
-  return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
+  return {
+    ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()),
+    ownSeries: c.revisionSeries,
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
 async function planesRunnable(

@@ -20,17 +20,22 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
+import { foreignReads } from '../core/childScope.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
+import { resourceKey } from '../core/inventory.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
 import { writeBoundedStatus } from '../core/oversizedStatus.ts';
+import { passReport } from '../core/passReport.ts';
 import { pruneRetired } from '../core/prune.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
@@ -220,23 +225,43 @@ export class InstanceReconciler {
     const identity = identityOf(api, inst);
     const acting = this.actingAs(api, identity);
 
-    const converged = await this.convergeChildren(api, inst, identity, acting, interest);
+    const startedAt = Date.now();
+    const converged = await withSpan('converge', {}, () =>
+      this.convergeChildren(api, inst, identity, acting, interest),
+    );
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
     const { passes, terminating } = converged;
+    const convergedAt = Date.now();
     // A child held in deletion: nothing was applied, nothing is pruned; the status says which (terminating.ts).
     const pruned = terminating
-      ? { parent: converged.parent, errors: [] }
-      : await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
-    return this.finalizeState(
-      api,
-      inst,
-      pruned.parent,
-      identity,
-      passes,
-      pruned.errors,
-      interest,
-      terminating,
+      ? { parent: converged.parent, errors: [], pruned: [] }
+      : await withSpan('prune', {}, () =>
+          this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
+        );
+    const prunedAt = Date.now();
+    const { outcome, status } = await withSpan('status', {}, () =>
+      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest, terminating),
     );
+    // What the pass did, for its events, history and trace (core/passReport.ts).
+    const before = parseConditions(inst as unknown as Record<string, unknown>);
+    outcome.report = passReport({
+      startedAt,
+      generation: inst.metadata.generation ?? 0,
+      previousGeneration: before.find((c) => c.type === 'Ready')?.observedGeneration ?? 0,
+      revision: api.revision,
+      result: passes.result,
+      state: passes.state,
+      pruned: pruned.pruned,
+      pruneErrors: pruned.errors,
+      conditionsBefore: before,
+      conditionsAfter: status.conditions,
+      phases: {
+        converge: convergedAt - startedAt,
+        prune: prunedAt - convergedAt,
+        status: Date.now() - prunedAt,
+      },
+    });
+    return outcome;
   }
 
   /**
@@ -255,6 +280,7 @@ export class InstanceReconciler {
     let parentWritten = false;
     let vanished = false;
     let terminating: TerminatingChild | undefined;
+    this.deps.watches.declareForeign(foreignReads(api.compiled));
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -335,9 +361,10 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     writer: RestClient,
     passes: ConvergeOutcome,
-  ): Promise<{ parent: KubeObject; errors: string[] }> {
+  ): Promise<{ parent: KubeObject; errors: string[]; pruned: string[] }> {
     const { result, state, desired } = passes;
-    if (state.hardError || state.forbidden || state.conflicts.length > 0) return { parent, errors: [] };
+    if (state.hardError || state.forbidden || state.conflicts.length > 0)
+      return { parent, errors: [], pruned: [] };
     const recorded = readInventory(parent.metadata.annotations);
     const children = await listChildren(
       this.deps.watches,
@@ -351,10 +378,16 @@ export class InstanceReconciler {
       .filter((c) => !keep.has(c.uid))
       .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
     const pruned = await pruneRetired(writer, this.deps.watches, this.deps.log, retired);
-    if (pruned.errors.length > 0) return { parent, errors: pruned.errors };
+    const notKept = new Set(pruned.kept.map((c) => c.uid));
+    const gone = retired.filter((c) => !notKept.has(c.uid)).map((c) => resourceKey(c));
+    if (pruned.errors.length > 0) return { parent, errors: pruned.errors, pruned: gone };
     const kept = children.filter((c) => keep.has(c.uid));
     const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
-    return { parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent, errors: [] };
+    return {
+      parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent,
+      errors: [],
+      pruned: gone,
+    };
   }
 
   /** Writes the status (state, conditions, projected fields) and says what the queue does next. */
@@ -367,7 +400,7 @@ export class InstanceReconciler {
     pruneErrors: string[],
     interest: Interest,
     terminating?: TerminatingChild,
-  ): Promise<ReconcileOutcome> {
+  ): Promise<{ outcome: ReconcileOutcome; status: InstanceStatus }> {
     const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
@@ -393,10 +426,13 @@ export class InstanceReconciler {
       // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
       this.waits.reset(uid);
       return {
-        kind: 'waiting',
-        reason: 'ReadForbidden',
-        interest,
-        requeueAfterMs: this.forbiddenWaits.next(uid),
+        outcome: {
+          kind: 'waiting',
+          reason: 'ReadForbidden',
+          interest,
+          requeueAfterMs: this.forbiddenWaits.next(uid),
+        },
+        status,
       };
     }
     this.forbiddenWaits.reset(uid);
@@ -407,13 +443,19 @@ export class InstanceReconciler {
           ? 'PruneFailed'
           : 'ResolutionFailed';
       const message = state.hardError ?? pruneErrors.join('; ') ?? '';
-      return { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) };
+      return {
+        outcome: { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) },
+        status,
+      };
     }
     if (status.state === 'IN_PROGRESS') {
-      return { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) };
+      return {
+        outcome: { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) },
+        status,
+      };
     }
     this.waits.reset(uid);
-    return { kind: 'converged', reason: 'Ready', interest };
+    return { outcome: { kind: 'converged', reason: 'Ready', interest }, status };
   }
 
   // ------------------------------------------------------------------ status
@@ -711,6 +753,8 @@ function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
     version: api.version,
     kind: api.kind,
     applySetId: applySetId(name, namespace, api.kind, api.group),
+    // The instance's bucket label, which its children carry too (design/sharding.md §2).
+    ...bucketStamp(inst),
   };
 }
 

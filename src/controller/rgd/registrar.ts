@@ -25,12 +25,14 @@ import { established, waitForCrd } from '../core/crdReady.ts';
 import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
 import type { CompileOutcome, GraphCompiler } from '../core/graphCompiler.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
+import type { Observability } from '../core/observability.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
 import type { InstanceServer } from './instanceServer.ts';
 import { parseConditions } from './instanceStatus.ts';
 import { KRO_MESSAGES } from './kroMessages.ts';
 import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
 import { type GraphRevisions, lastIssuedOf } from './revisions.ts';
+import { breakingChangeEvent } from './rgdEvents.ts';
 import { ensureRgdFinalizer, removeRgdFinalizer } from './rgdFinalizer.ts';
 import {
   graphShape,
@@ -58,8 +60,16 @@ export interface RegistrarDeps {
   log: Logger;
   /** Issues GraphRevisions for accepted specs (design/rgd.md §19.5); without it none are issued. */
   revisions?: GraphRevisions;
+  /**
+   * Serve instances of RGDs another replica registers (design/sharding.md §6): no finalizer, CRD or
+   * status writes; an RGD is served once its CRD, as this replica would generate it, is established.
+   * @default false
+   */
+  follower?: boolean;
   /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, design/rgd.md §19.4). */
   deleteCrds?: boolean;
+  /** Where the RGD's events go (core/observability.ts). */
+  observe?: Observability;
   now?: () => string;
 }
 
@@ -145,11 +155,11 @@ export class RgdRegistrar {
       // Deleting (design/rgd.md §19.6): stop serving, wait for the instance reconciles in flight, clean up,
       // and only then let the RGD go.
       await this.retire(name);
-      await removeRgdFinalizer(this.deps.client, cached);
+      if (!this.deps.follower) await removeRgdFinalizer(this.deps.client, cached);
       return { kind: 'gone', reason: 'Deleted' };
     }
     // kro marks every RGD it reconciles as managed before anything else.
-    const rgd = await ensureRgdFinalizer(this.deps.client, cached);
+    const rgd = this.deps.follower ? cached : await ensureRgdFinalizer(this.deps.client, cached);
     if (!rgd) return { kind: 'gone', reason: 'NotFound' };
     const uid = rgd.metadata.uid ?? '';
     const gen = rgd.metadata.generation ?? 0;
@@ -290,7 +300,10 @@ export class RgdRegistrar {
       };
     }
     const breaking = breakingChangeRefusal(rgd, existing, crd, hash);
-    if (breaking) return breaking;
+    if (breaking) {
+      this.deps.observe?.event(breakingChangeEvent(rgd, breaking.message));
+      return breaking;
+    }
     const notEstablished = await this.applyEstablished(name, crd, existing);
     if (notEstablished) return notEstablished;
     const api: InstanceApi = {
@@ -349,6 +362,17 @@ export class RgdRegistrar {
   ): Promise<Part | undefined> {
     const crdName = crd.metadata.name;
     let current = existing;
+    const agrees = appliedFieldsAgree(
+      crd as unknown as Record<string, unknown>,
+      existing as unknown as Record<string, unknown> | undefined,
+      CONTROLLER_MANAGER,
+    );
+    if (this.deps.follower) {
+      // The coordinator applies it; its CRD event brings this RGD back.
+      return agrees && current && established(current)
+        ? undefined
+        : { status: 'False', reason: 'WaitingForCoordinator', message: `CRD ${crdName} is not applied yet` };
+    }
     if (
       !appliedFieldsAgree(
         crd as unknown as Record<string, unknown>,
@@ -390,7 +414,7 @@ export class RgdRegistrar {
       this.settling.delete(k.uid);
     }
     this.known.delete(name);
-    if (!k?.crdName || !this.deps.deleteCrds) return;
+    if (!k?.crdName || !this.deps.deleteCrds || this.deps.follower) return;
     const crd = this.deps.crds.get(k.crdName);
     if (crd?.metadata.labels?.[LABEL_RGD_NAME] !== name) return;
     try {
@@ -412,6 +436,7 @@ export class RgdRegistrar {
     compiled: CompiledGraph | undefined,
     parts: { accepted: Part; kind: Part; controller: Part },
   ): Promise<void> {
+    if (this.deps.follower) return; // the coordinator's
     const uid = rgd.metadata.uid ?? '';
     const cached = this.lastStatus.get(uid);
     const rv = Number(rgd.metadata.resourceVersion);
