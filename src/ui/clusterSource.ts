@@ -98,6 +98,8 @@ class ClusterSource implements UiSource {
   private crdInformer: Informer | undefined;
   /** GraphRollouts (the RGDs' fleet panels), once the cluster serves the kind. */
   private rolloutInformer: Informer | undefined;
+  /** The user may not list and watch GraphRollouts: an RGD's view says so. */
+  private rolloutsDenied = false;
   /** `apiVersion/kind` → informer of RGD instances. */
   private readonly instanceInformers = new Map<string, Informer>();
   private readonly access = new Map<string, Access>();
@@ -212,7 +214,9 @@ class ClusterSource implements UiSource {
     } catch {
       return; // not installed (yet): the CRD watch calls us again
     }
-    if (!(await this.mayWatch(ROLLOUT_GROUP, ROLLOUT_PLURAL)) || this.rolloutInformer) return;
+    this.rolloutsDenied = !(await this.mayWatch(ROLLOUT_GROUP, ROLLOUT_PLURAL));
+    if (this.rolloutsDenied) return;
+    if (this.rolloutInformer) return;
     this.rolloutInformer = this.informer(ROLLOUT_API_VERSION, ROLLOUT_PLURAL);
   }
 
@@ -433,12 +437,13 @@ class ClusterSource implements UiSource {
       const note = kind
         ? `${count} instance(s) of ${kind.kind} (${kind.apiVersion})${inf ? '' : ' — the kind is not served (yet), or you may not list it'}; choose an instance for node states`
         : 'spec.schema has no kind';
+      const fleetNote = this.rolloutsDenied ? ' · you may not list GraphRollouts: no rollout is shown' : '';
       const title = kubectlName({
         apiVersion: rgd.apiVersion || KRO_API_VERSION,
         kind: rgd.kind || 'ResourceGraphDefinition',
         name: k.name,
       });
-      const view = await this.finish(key, 'RGD', title, rgd, outcome, undefined, note);
+      const view = await this.finish(key, 'RGD', title, rgd, outcome, undefined, note + fleetNote);
       return { ...view, fleet: this.fleet(rgd, inf) };
     }
     const inf = this.instanceInformers.get(`${k.apiVersion}/${k.kind}`);

@@ -4,7 +4,8 @@
  * plane and the RGD controller: an RGD change held after its canary shows the instances at two
  * revisions (pinned one marked, stable/target/latest marked) and the GraphRollout paused with its
  * counts; `promote` (the rollout actions module, as `kgraph rollout promote`) moves the panel to the
- * completed rollout without a reload. Screenshots: test-results/ui/.
+ * completed rollout without a reload; a user who may not read GraphRollouts sees the fleet and is told
+ * why there is no rollout. Screenshots: test-results/ui/.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -189,5 +190,58 @@ describe('kgraph ui: the fleet panel of an RGD', { timeout: 600_000 }, () => {
     // The instance list the user opened stays open across the pushed updates.
     assert.equal(await page.getAttribute('#fleet tr[data-revision="1"] details', 'open'), '');
     await browser.screenshot('08-fleet-completed');
+  });
+
+  it('a user who may not read GraphRollouts sees the fleet by revision, and why no rollout is shown', async () => {
+    const { client } = f;
+    const user = `fleet-viewer-${f.suite}`;
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: user };
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: user };
+    await client.apply(
+      {
+        apiVersion: role.apiVersion,
+        kind: role.kind,
+        metadata: { name: user },
+        rules: [
+          {
+            apiGroups: ['kro.run', f.group],
+            resources: ['resourcegraphdefinitions', 'graphs', 'webs'],
+            verbs: ['get', 'list', 'watch'],
+          },
+        ],
+      },
+      { fieldManager: 'test', force: true },
+    );
+    await client.apply(
+      {
+        apiVersion: binding.apiVersion,
+        kind: binding.kind,
+        metadata: { name: user },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+      },
+      { fieldManager: 'test', force: true },
+    );
+    const cp = await sharedControlPlane();
+    const viewerSource = clusterSource({ client: new RestClient(cp.kc).withImpersonation({ user }) });
+    const viewerServer = await startUiServer({ source: viewerSource, port: 0 });
+    try {
+      const { page } = browser;
+      await page.goto(`${viewerServer.url}#${encodeURIComponent(`rgd:${rgdName()}`)}`);
+      await waitPanel(
+        'the viewer sees the fleet (after the previous test: 4 at r2, the pinned one at r1)',
+        async () => {
+          const r = await rows();
+          return JSON.stringify(r) === JSON.stringify({ '2': [4, 4, 0, 'latest'], '1': [1, 1, 1, ''] });
+        },
+      );
+      assert.equal(await page.$('#fleet .fleet-rollout'), null, 'no rollout shown');
+      assert.match((await page.textContent('#note')) ?? '', /you may not list GraphRollouts/);
+    } finally {
+      await viewerServer.close();
+      await viewerSource.close();
+      await client.delete(binding).catch(() => undefined);
+      await client.delete(role).catch(() => undefined);
+    }
   });
 });
