@@ -6,6 +6,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { KgraphError } from '../diag/diagnostic.ts';
+import { traceLogFields } from '../kube/tracing/tracing.ts';
 
 export type LogFormat = 'auto' | 'text' | 'json';
 
@@ -21,10 +22,12 @@ export async function commandLogger(
   format: LogFormat = 'auto',
 ): Promise<Logger> {
   const text = format === 'text' || (format === 'auto' && process.stdout.isTTY === true);
-  if (!text) return pino({ name, level });
+  // A line logged inside a traced pass carries its trace_id and span_id (nothing when tracing is off).
+  const mixin = traceLogFields;
+  if (!text) return pino({ name, level, mixin });
   const { default: pretty } = await import('pino-pretty');
   return pino(
-    { name, level },
+    { name, level, mixin },
     pretty({
       // Synchronous: a line is on the terminal before the process goes on (or exits).
       sync: true,

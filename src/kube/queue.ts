@@ -41,6 +41,14 @@ export interface QueueStats {
   reconnectRetries: number;
 }
 
+/** Timings of a queue's keys, for workqueue_queue_duration_seconds and workqueue_work_duration_seconds. */
+export interface QueueObserver {
+  /** A key waited this long between its add and a worker taking it. */
+  queued(seconds: number): void;
+  /** A worker held a key this long. */
+  worked(seconds: number): void;
+}
+
 export class WorkQueue<K = string> {
   private readonly queue: K[] = [];
   /** Keys that need processing (queued, or re-added while processing). */
@@ -55,6 +63,11 @@ export class WorkQueue<K = string> {
   private readonly maxDelayMs: number;
   private readonly onDepth: ((depth: number) => void) | undefined;
   private adds = 0;
+  private observer: QueueObserver | undefined;
+  /** When each queued key was added (its wait ends when a worker takes it). */
+  private readonly addedAt = new Map<K, number>();
+  /** When a worker took each key being processed, and how long the key had waited. */
+  private readonly takenAt = new Map<K, { at: number; waitedMs: number }>();
   private retries = 0;
   /** Keys whose last pass failed on the connection (or while a watched client was disconnected). */
   private readonly connectionFailed = new Set<K>();
@@ -79,6 +92,16 @@ export class WorkQueue<K = string> {
     return this.shuttingDown;
   }
 
+  /** Reports key timings to `o` (the standard workqueue metrics). */
+  observe(o: QueueObserver): void {
+    this.observer = o;
+  }
+
+  /** How long a key being processed waited in the queue before its worker took it. */
+  queueWaitMs(key: K): number | undefined {
+    return this.takenAt.get(key)?.waitedMs;
+  }
+
   stats(): QueueStats {
     return {
       depth: this.queue.length,
@@ -95,6 +118,7 @@ export class WorkQueue<K = string> {
     if (this.dirty.has(key)) return;
     this.adds += 1;
     this.dirty.add(key);
+    if (!this.addedAt.has(key)) this.addedAt.set(key, performance.now());
     if (this.processing.has(key)) return; // re-queued by done()
     this.push(key);
   }
@@ -179,6 +203,9 @@ export class WorkQueue<K = string> {
   /** Marks a key processed; if it was added meanwhile it goes back in the queue. */
   done(key: K): void {
     this.processing.delete(key);
+    const taken = this.takenAt.get(key);
+    this.takenAt.delete(key);
+    if (taken) this.observer?.worked((performance.now() - taken.at) / 1000);
     if (this.dirty.has(key) && !this.shuttingDown) this.push(key);
     if (this.processing.size === 0) {
       for (const w of this.idleWaiters.splice(0)) w();
@@ -193,6 +220,7 @@ export class WorkQueue<K = string> {
     this.delayed.clear();
     this.queue.length = 0;
     this.dirty.clear();
+    this.addedAt.clear();
     this.emitDepth();
     for (const w of this.waiters.splice(0)) w(undefined);
     if (this.processing.size > 0) await new Promise<void>((r) => this.idleWaiters.push(r));
@@ -241,6 +269,7 @@ export class WorkQueue<K = string> {
     if (w) {
       this.dirty.delete(key);
       this.processing.add(key);
+      this.noteTaken(key);
       w(key);
       return;
     }
@@ -253,8 +282,17 @@ export class WorkQueue<K = string> {
     if (key === undefined) return undefined;
     this.dirty.delete(key);
     this.processing.add(key);
+    this.noteTaken(key);
     this.emitDepth();
     return key;
+  }
+
+  private noteTaken(key: K): void {
+    const now = performance.now();
+    const added = this.addedAt.get(key) ?? now;
+    this.addedAt.delete(key);
+    this.takenAt.set(key, { at: now, waitedMs: now - added });
+    this.observer?.queued((now - added) / 1000);
   }
 
   private emitDepth(): void {

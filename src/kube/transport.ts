@@ -14,6 +14,7 @@ import { ApiError, apiErrorFromResponse, isApiError } from './errors.ts';
 import type { KubeConfig } from './kubeconfig.ts';
 import type { RequestCounters, Verb } from './metrics.ts';
 import { type QueryValue, queryString } from './paths.ts';
+import { requestSpan } from './tracing/tracing.ts';
 
 /** Who to act as (Impersonate-User / Impersonate-Group / Impersonate-Uid headers). */
 export interface Impersonation {
@@ -129,12 +130,20 @@ async function send(
   const verb = req.verb ?? inferVerb(req);
   shared.counters.inc(verb, req.method, req.path);
   const prepared = await prepare(shared, impersonation, req, verb);
+  // Inside a traced pass: a client span, its context sent on (tracing/tracing.ts).
+  const span = streaming ? undefined : requestSpan(verb, req.method, prepared.url.pathname);
+  if (span) (prepared.opts.headers as Record<string, string>).traceparent = span.traceparent();
   try {
-    return await exchange(shared, req, prepared, streaming);
+    const answer = await exchange(shared, req, prepared, streaming);
+    span?.setAttributes({ 'http.response.status_code': answer.status });
+    return answer;
   } catch (e) {
     shared.counters.incError(verb);
     shared.connectivity?.noteFailure(e);
+    span?.fail(errMessage(e));
     throw e;
+  } finally {
+    span?.end();
   }
 }
 

@@ -26,6 +26,8 @@ export interface ReadyLine {
   withWorkloads?: boolean;
   /** Names of the simulated nodes, Ready when the line is printed. */
   nodes?: string[] | null;
+  /** The OTLP/gRPC trace receiver's address with `--trace-receiver` (spans in `<dataDir>/traces.jsonl`). */
+  otlp?: string;
 }
 
 export interface StartOptions {

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseEntryKey } from './model.ts';
 import { PageStreams } from './pageStreams.ts';
 import type { UiSource } from './source.ts';
 
@@ -21,7 +22,20 @@ export interface UiServerOptions {
   port: number;
   /** Told about failures that the page also sees. */
   onError?: (e: unknown) => void;
+  /**
+   * An instance's reconcile history, from the controller that keeps it (`kgraph ui --controller`):
+   * `/api/history?key=` answers it for the page's timeline. Absent: the page shows no timeline.
+   */
+  history?: HistorySource;
 }
+
+/** Asks the controller for one object's passes (cli/history.ts `fetchHistory`). */
+export type HistorySource = (q: {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}) => Promise<unknown[]>;
 
 export interface UiServer {
   /** `http://host:port/` */
@@ -55,7 +69,12 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
   const host = opts.host ?? '127.0.0.1';
   const assets = loadAssets();
   const pages = new PageStreams(opts.source, opts.onError);
-  const routes: Routes = { assets, pages, allowedHosts: new Set<string>() };
+  const routes: Routes = {
+    assets,
+    pages,
+    allowedHosts: new Set<string>(),
+    ...(opts.history ? { history: opts.history } : {}),
+  };
   // Bound to every address on purpose (--addr 0.0.0.0:…): any Host is expected then.
   const checkHost = host !== '0.0.0.0' && host !== '::';
 
@@ -95,11 +114,29 @@ interface Routes {
   assets: Map<string, { body: Buffer; type: string }>;
   pages: PageStreams;
   allowedHosts: Set<string>;
+  history?: HistorySource;
 }
 
 function json(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(body);
+}
+
+/** `/api/history`: an instance's passes, `{ enabled: false }` without a controller to ask. */
+async function historyJson(routes: Routes, key: string, res: ServerResponse): Promise<void> {
+  const k = parseEntryKey(key);
+  if (!routes.history || k?.type !== 'Instance') return json(res, 200, '{"enabled":false,"passes":[]}');
+  try {
+    const passes = await routes.history({
+      apiVersion: k.apiVersion ?? '',
+      kind: k.kind ?? '',
+      namespace: k.namespace ?? '',
+      name: k.name,
+    });
+    return json(res, 200, JSON.stringify({ enabled: true, passes }));
+  } catch (e) {
+    return json(res, 200, JSON.stringify({ enabled: false, passes: [], error: String(e) }));
+  }
 }
 
 /** One request: Host check, GET only, then an asset, the JSON API, or a page's event stream. */
@@ -136,6 +173,7 @@ async function handle(
     const body = await routes.pages.viewJson(url.searchParams.get('key') ?? '');
     return json(res, body === 'null' ? 404 : 200, body);
   }
+  if (url.pathname === '/api/history') return historyJson(routes, url.searchParams.get('key') ?? '', res);
   if (url.pathname === '/api/events') return routes.pages.open(req, res, url.searchParams.get('key') ?? '');
   res.writeHead(404, { 'content-type': 'text/plain' });
   res.end('not found\n');

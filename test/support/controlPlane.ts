@@ -26,12 +26,16 @@ export interface TestControlPlane {
   nodes: string[];
   /** Stops the API server (dedicated planes only; the shared plane outlives every file). */
   stop?: () => Promise<void>;
+  /** With `traceReceiver`: the OTLP/gRPC receiver's address and the file of the spans it received. */
+  otlp?: { address: string; spansFile: string };
 }
 
 export interface PlaneShape {
   workloads: boolean;
   nodes?: number;
   zones?: number;
+  /** Run kube-testenv's OTLP trace receiver and trace kube-apiserver into it (docs/observability.md). */
+  traceReceiver?: boolean;
 }
 
 /** Whether the run's shared plane runs workloads: KGRAPH_TEST_WORKLOADS=0 turns them off. */
@@ -63,6 +67,7 @@ export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestCont
     withWorkloads: shape.workloads,
     ...(shape.nodes !== undefined ? { nodes: shape.nodes } : {}),
     ...(shape.zones !== undefined ? { zones: shape.zones } : {}),
+    ...(shape.traceReceiver ? { extraArgs: ['--trace-receiver'] } : {}),
   });
   plane.unref();
   // The plane outlives nothing of ours: its etcd WAL and log would otherwise stay in the temporary
@@ -73,6 +78,7 @@ export async function dedicatedControlPlane(shape: PlaneShape): Promise<TestCont
   return {
     ...fromKubeconfig(plane.kubeconfig, plane.logFile, plane.withWorkloads ?? false, plane.nodes ?? []),
     stop: () => plane.stop(),
+    ...(plane.otlp ? { otlp: { address: plane.otlp, spansFile: join(dataDir, 'traces.jsonl') } } : {}),
   };
 }
 

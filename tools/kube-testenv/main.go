@@ -74,6 +74,7 @@ func run(args []string) error {
 	exitOnStdinClose := fs.Bool("exit-on-stdin-close", true, "terminate when standard input reaches EOF (no orphans after a crashed test run)")
 	certValidity := fs.Duration("cert-validity", 7*24*time.Hour, "validity of leaf certificates")
 	quotaBytes := fs.Int64("etcd-quota-bytes", 2<<30, "etcd backend quota")
+	traceReceiver := fs.Bool("trace-receiver", false, "run an OTLP/gRPC trace receiver (spans to <data-dir>/traces.jsonl) and trace kube-apiserver into it")
 	var extra multiFlag
 	fs.Var(&extra, "apiserver-arg", "extra kube-apiserver flag, repeatable (e.g. --feature-gates=X=true)")
 	if err := fs.Parse(args); err != nil {
@@ -140,6 +141,15 @@ func run(args []string) error {
 		"--allow-privileged=true",
 		"--endpoint-reconciler-type=none",
 		"--cert-dir=" + filepath.Join(dir, "pki", "generated"),
+	}
+	otlpAddr := ""
+	if *traceReceiver {
+		addr, config, err := startTraceReceiver(dir)
+		if err != nil {
+			return fmt.Errorf("trace receiver: %w", err)
+		}
+		otlpAddr = addr
+		apiArgs = append(apiArgs, "--tracing-config-file="+config)
 	}
 	apiArgs = append(apiArgs, extra...)
 	cmd := apiserver.NewAPIServerCommand()
@@ -232,6 +242,7 @@ func run(args []string) error {
 		"withControllers": *withControllers,
 		"withWorkloads":   *withWorkloads,
 		"nodes":           nodeNames,
+		"otlp":            otlpAddr,
 	})
 	fmt.Println(string(ready))
 	_ = os.WriteFile(filepath.Join(dir, "ready.json"), ready, 0o600)

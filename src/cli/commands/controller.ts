@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { Manager } from '../../controller/host/manager.ts';
 import { connect } from '../../kube/connect.ts';
+import { startTracing, stopTracing } from '../../kube/tracing/tracing.ts';
 import { parseDuration } from '../duration.ts';
 import { commandLogger, type LogFormat, parseLogFormat } from '../logger.ts';
 
@@ -36,6 +37,10 @@ interface ControllerCliOptions {
   hostKubeconfig?: string;
   planesNamespace: string;
   singleReplica?: boolean;
+  events: boolean;
+  instanceConditionEvents?: boolean;
+  historySize: string;
+  tracingEndpoint?: string;
 }
 
 export function registerControllerCommand(program: Command): void {
@@ -96,6 +101,16 @@ export function registerControllerCommand(program: Command): void {
       '--single-replica',
       'with --planes and without --leader-elect: declare this the only replica, so the liveness sweeper may run',
     )
+    .option('--no-events', 'write no Kubernetes Events (docs/observability.md)')
+    .option(
+      '--instance-condition-events',
+      "kro's InstanceConditionEvents: an Event on every instance condition transition",
+    )
+    .option('--history-size <n>', 'reconcile passes remembered per object for --history (0: none)', '20')
+    .option(
+      '--tracing-endpoint <url>',
+      'export OpenTelemetry traces over OTLP/gRPC (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .option(
       '--log-format <format>',
@@ -104,9 +119,12 @@ export function registerControllerCommand(program: Command): void {
       'auto' as LogFormat,
     )
     .action(async (opts: ControllerCliOptions) => {
+      // Before anything sends a request; the SDK is imported only when tracing is on.
+      await startTracing(opts.tracingEndpoint ? { endpoint: opts.tracingEndpoint } : {});
       const manager = await managerFromOptions(opts);
       const shutdown = async (): Promise<void> => {
         await manager.stop();
+        await stopTracing();
         process.exit(0);
       };
       process.once('SIGINT', () => void shutdown());
@@ -136,6 +154,9 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
   const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);
   if (!Number.isInteger(maxGraphRevisions) || maxGraphRevisions < 0)
     throw new Error('--rgd-max-graph-revisions must be a non-negative integer');
+  const historyPerObject = Number(opts.historySize);
+  if (!Number.isInteger(historyPerObject) || historyPerObject < 0)
+    throw new Error('--history-size must be a non-negative integer');
   if (!opts.graphs && !opts.rgds && !opts.planes)
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
@@ -197,6 +218,11 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       : {}),
     metricsAddr: opts.metricsAddr,
     healthAddr: opts.healthAddr,
+    observe: {
+      events: opts.events,
+      conditionEvents: opts.instanceConditionEvents === true,
+      historyPerObject,
+    },
     onLostLeadership: () => {
       log.error(mode === 'sharded' ? 'exiting: membership or coordination lost' : 'exiting: leadership lost');
       process.exit(1);

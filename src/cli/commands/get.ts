@@ -10,6 +10,7 @@ import { KgraphError } from '../../diag/diagnostic.ts';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import { connect } from '../../kube/connect.ts';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { fetchHistory, formatHistory } from '../history.ts';
 
 /** One instance of `kgraph get -o json` (schema: docs/cli/get.md). */
 export function toJsonView(v: InstanceView): unknown {
@@ -35,6 +36,8 @@ interface GetOptions {
   namespace?: string;
   allNamespaces?: boolean;
   output: string;
+  history?: boolean;
+  controller: string;
 }
 
 interface Schema {
@@ -117,6 +120,12 @@ export function registerGetCommand(program: Command): void {
     .option('-n, --namespace <ns>', 'namespace of the instances (default: default)')
     .option('-A, --all-namespaces', 'instances of every namespace')
     .option('-o, --output <format>', 'text or json', 'text')
+    .option('--history', "the instance's last reconcile passes, as the controller remembers them")
+    .option(
+      '--controller <addr>',
+      "with --history: the controller's metrics address, which serves its history",
+      process.env.KGRAPH_CONTROLLER ?? 'http://127.0.0.1:8080',
+    )
     .action(async (kind: string, name: string | undefined, opts: GetOptions) => {
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       try {
@@ -134,6 +143,17 @@ export function registerGetCommand(program: Command): void {
         const ns =
           schema.scope === 'Cluster' || opts.allNamespaces ? undefined : (opts.namespace ?? 'default');
         const target = { apiVersion, kind: schema.kind, ...(ns ? { namespace: ns } : {}) };
+        if (opts.history) {
+          if (!name) throw new KgraphError('KG6090', '--history needs an instance name');
+          const q = { controller: opts.controller, apiVersion, kind: schema.kind, namespace: ns ?? '', name };
+          const passes = await fetchHistory(q);
+          process.stdout.write(
+            opts.output === 'json'
+              ? `${JSON.stringify(passes, null, 2)}\n`
+              : formatHistory(`${schema.kind} ${ns ? `${ns}/` : ''}${name}`, passes),
+          );
+          return;
+        }
         const items = name
           ? [await client.get({ ...target, name })]
           : (await client.listAll(target)).items.map((o) => ({ ...o, apiVersion, kind: schema.kind }));

@@ -13,8 +13,9 @@ import { loadKubeConfig } from '../../kube/connect.ts';
 import { RestClient } from '../../kube/rest.ts';
 import { clusterSource } from '../../ui/clusterSource.ts';
 import { offlineSource } from '../../ui/offlineSource.ts';
-import { startUiServer, type UiServer } from '../../ui/server.ts';
+import { type HistorySource, startUiServer, type UiServer } from '../../ui/server.ts';
 import type { UiSource } from '../../ui/source.ts';
+import { fetchHistory } from '../history.ts';
 import { runRender } from './render.ts';
 
 export const DEFAULT_UI_ADDR = '127.0.0.1:7171';
@@ -23,6 +24,8 @@ export interface UiCliOptions {
   kubeconfig?: string;
   context?: string;
   addr: string;
+  /** The controller whose reconcile history the timeline shows (its metrics address). */
+  controller?: string;
   namespace: string[];
   open?: boolean;
   render?: string;
@@ -47,13 +50,19 @@ export function parseAddr(addr: string): { host: string; port: number } {
  * Starts the server; when the port of the default address is taken, falls back to a free port
  * (the address actually used is in the result).
  */
-export async function serveUi(source: UiSource, addr: string, fallback: boolean): Promise<UiServer> {
+export async function serveUi(
+  source: UiSource,
+  addr: string,
+  fallback: boolean,
+  history?: HistorySource,
+): Promise<UiServer> {
   const { host, port } = parseAddr(addr);
   try {
     return await startUiServer({
       source,
       host,
       port,
+      ...(history ? { history } : {}),
       onError: (e) => process.stderr.write(`kgraph ui: ${String(e)}\n`),
     });
   } catch (e) {
@@ -62,6 +71,7 @@ export async function serveUi(source: UiSource, addr: string, fallback: boolean)
       source,
       host,
       port: 0,
+      ...(history ? { history } : {}),
       onError: (e2) => process.stderr.write(`kgraph ui: ${String(e2)}\n`),
     });
   }
@@ -126,6 +136,11 @@ export function registerUiCommand(program: Command): void {
       collect,
       [],
     )
+    .option(
+      '--controller <addr>',
+      "the controller's metrics address, whose reconcile history the timeline shows",
+      process.env.KGRAPH_CONTROLLER ?? 'http://127.0.0.1:8080',
+    )
     .option('--open', 'open the page in the default browser')
     .option('--render <file>', 'offline: show what `kgraph render FILE` computes, no cluster')
     .option('--state <file>', 'offline: observed objects (repeatable)', collect, [])
@@ -142,7 +157,11 @@ export function registerUiCommand(program: Command): void {
               ...(opts.context !== undefined ? { context: opts.context } : {}),
               namespaces: opts.namespace,
             });
-      const server = await serveUi(source, opts.addr, opts.addr === DEFAULT_UI_ADDR);
+      const history: HistorySource | undefined =
+        opts.render !== undefined
+          ? undefined
+          : (q) => fetchHistory({ controller: opts.controller ?? 'http://127.0.0.1:8080', ...q });
+      const server = await serveUi(source, opts.addr, opts.addr === DEFAULT_UI_ADDR, history);
       process.stdout.write(`kgraph ui: ${server.url}  (${source.description}; Ctrl-C stops)\n`);
       if (opts.open) openBrowser(server.url);
       if (opts.record) writeFileSync(opts.record, JSON.stringify({ pid: process.pid, url: server.url }));

@@ -10,6 +10,7 @@ import { waitForCrd } from '../../controller/core/crdReady.ts';
 import { controllerClient } from '../../controller/core/writeDefaults.ts';
 import { installGraphCrd } from '../../controller/graph/crd.ts';
 import { Manager } from '../../controller/host/manager.ts';
+import { passesOf } from '../../controller/host/observe.ts';
 import { installRgdCrd } from '../../controller/rgd/crd.ts';
 import { KgraphError } from '../../diag/diagnostic.ts';
 import { connect } from '../../kube/connect.ts';
@@ -174,7 +175,15 @@ async function startUi(run: UpRun): Promise<void> {
   const { opts, mode, out } = run;
   if (opts.ui && mode === 'in-process') {
     const source = liveUiSource({ kubeconfig: run.kubeconfig });
-    run.ui = { source, server: await serveUi(source, opts.uiAddr, opts.uiAddr === DEFAULT_UI_ADDR) };
+    // The controller runs in this process: the timeline reads its history directly.
+    const manager = run.manager;
+    const history = manager
+      ? async (q: Parameters<typeof passesOf>[1]) => passesOf(manager.observe, q)
+      : undefined;
+    run.ui = {
+      source,
+      server: await serveUi(source, opts.uiAddr, opts.uiAddr === DEFAULT_UI_ADDR, history),
+    };
     out(`ui: ${run.ui.server.url}  (the Graphs' DAGs, live)`);
   } else if (opts.ui && mode !== 'none') {
     // `up` returns: the page runs in its own background process, as the controller does; `down` stops it.

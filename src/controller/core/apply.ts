@@ -6,6 +6,7 @@
  * applyMemory.ts), and a pass continues the convergence only if an apply changed an object.
  */
 import { isApiError, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { noteWrite, withSpan } from '../../kube/tracing/tracing.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import type { NodeResult } from '../../runtime/types.ts';
 import { type ApplyMemory, needsApply } from './applyMemory.ts';
@@ -27,10 +28,18 @@ export interface ApplyState {
   wrote: boolean;
   /** An apply of any pass of this reconcile changed an object. */
   wroteAny: boolean;
+  /** What this reconcile's applies created and changed (resource keys), for its events and history. */
+  changes: { created: string[]; updated: string[] };
 }
 
 export function newApplyState(): ApplyState {
-  return { uids: new Map(), conflicts: [], wrote: false, wroteAny: false };
+  return {
+    uids: new Map(),
+    conflicts: [],
+    wrote: false,
+    wroteAny: false,
+    changes: { created: [], updated: [] },
+  };
 }
 
 export interface TemplatePolicy {
@@ -68,6 +77,9 @@ export async function applyOne(
   desired: Record<string, unknown> = obj,
 ): Promise<KubeObject> {
   const body = obj as KubeObject;
+  // A nested instance or stamped Graph written here joins this pass's trace (tracing/writeOrigins.ts);
+  // noted before the write, as its watch event may come before the answer.
+  noteWrite(body.apiVersion, body.kind, body.metadata?.namespace, body.metadata?.name ?? '');
   const res =
     subresource === 'status'
       ? await a.writer.applyStatus(body, { fieldManager, force })
@@ -84,6 +96,23 @@ export async function applyOne(
 function changedBy(res: KubeObject, observed: Record<string, unknown> | undefined): boolean {
   const before = (observed?.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
   return before === undefined || res.metadata.resourceVersion !== before;
+}
+
+/** A node apply's span attributes (tracing off: unused). */
+function spanOf(d: DesiredObject): { 'kgraph.node': string; 'kgraph.object': string } {
+  return { 'kgraph.node': d.node.path, 'kgraph.object': d.key };
+}
+
+/** Records a template apply's effect: created, changed, or neither. */
+function noteApplied(
+  state: ApplyState,
+  key: string,
+  res: KubeObject,
+  observed: Record<string, unknown> | undefined,
+): boolean {
+  if (!changedBy(res, observed)) return false;
+  (observed ? state.changes.updated : state.changes.created).push(key);
+  return true;
 }
 
 export async function applyTemplates(
@@ -117,9 +146,11 @@ export async function applyTemplates(
         return;
       }
       try {
-        const res = await applyOne(a, d.obj, policy.manager, policy.force, '');
+        const res = await withSpan('apply', spanOf(d), () =>
+          applyOne(a, d.obj, policy.manager, policy.force, ''),
+        );
         state.uids.set(d.key, res.metadata.uid ?? '');
-        state.wrote ||= changedBy(res, observed);
+        state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
       } catch (e) {
         if (!policy.force && isApiError(e) && e.isApplyConflict) {
           if (e.conflictingManagers.some((m) => policy.protectedManager?.(m) ?? false)) {
@@ -128,9 +159,11 @@ export async function applyTemplates(
           }
           // A human or another controller changed a field we manage: reclaim it (design/graph.md §13.2).
           try {
-            const res = await applyOne(a, d.obj, policy.manager, true, '');
+            const res = await withSpan('apply', spanOf(d), () =>
+              applyOne(a, d.obj, policy.manager, true, ''),
+            );
             state.uids.set(d.key, res.metadata.uid ?? '');
-            state.wrote ||= changedBy(res, observed);
+            state.wrote = noteApplied(state, d.key, res, observed) || state.wrote;
           } catch (e2) {
             state.hardError ??= applyError(d.id, e2);
           }

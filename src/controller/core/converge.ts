@@ -7,6 +7,7 @@
  * stays with the caller.
  */
 
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import type { ObservedState } from '../../runtime/observed.ts';
 import type { EvaluationResult } from '../../runtime/types.ts';
 import {
@@ -81,9 +82,11 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     const passInterest = newInterest();
     const ledger = newReadLedger();
     const cache = watches.view(passInterest);
-    result = await input.evaluate(input.reads ? input.reads.guard(cache, ledger) : cache);
+    const observed = input.reads ? input.reads.guard(cache, ledger) : cache;
+    result = await withSpan('evaluate', { 'kgraph.pass': pass }, async () => input.evaluate(observed));
     for (const g of passInterest.gets) interest.gets.add(g);
     for (const l of passInterest.lists) interest.lists.add(l);
+    for (const [k, v] of passInterest.kinds) interest.kinds.set(k, v);
     if (input.reads && ledger.denied.length > 0) {
       // The evaluation saw less than the cluster holds: nothing of it may be written.
       state.forbidden = readForbiddenMessage(ledger, input.reads.subject);

@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type RequestCounters, VERBS } from '../../kube/index.ts';
+import { observeStandardReconcile } from './standardMetrics.ts';
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -16,11 +17,15 @@ export class ControllerMetrics {
   private readonly durations: Histogram;
   private readonly results = new Map<string, number>();
   private durationSum = 0;
+  /** The `controller` label of the standard reconcile metrics (standardMetrics.ts). */
+  private readonly controller: string;
 
   constructor(
     counters: RequestCounters,
     gauges: { queueDepth: () => number; graphs: () => number; informers: () => number },
+    controller = 'graph',
   ) {
+    this.controller = controller;
     const registers = [this.registry];
     this.reconciles = new Counter({
       name: 'kgraph_reconciles_total',
@@ -68,6 +73,7 @@ export class ControllerMetrics {
     this.durations.observe(seconds);
     this.results.set(result, (this.results.get(result) ?? 0) + 1);
     this.durationSum += seconds;
+    observeStandardReconcile(this.controller, result, seconds);
   }
 
   reconcileCount(result?: string): number {

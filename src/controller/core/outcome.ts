@@ -3,6 +3,7 @@
  * delay), failed (the queue's rate-limited retry), invalid, deleted or gone; and what the pass read,
  * so watch events route back to it.
  */
+import type { PassReport } from './passReport.ts';
 import type { Interest } from './watches.ts';
 
 export type OutcomeKind = 'converged' | 'waiting' | 'failed' | 'invalid' | 'deleted' | 'gone';
@@ -16,4 +17,6 @@ export interface ReconcileOutcome {
   requeueAfterMs?: number;
   /** A hard failure: the controller retries with the queue's rate limit. */
   error?: Error;
+  /** What the pass did (events, history, traces), when it got as far as evaluating. */
+  report?: PassReport;
 }

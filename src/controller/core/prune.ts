@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject, RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { managerEntry } from './applyNeeded.ts';
 import { idOf } from './desired.ts';
 import { errorMessage, isGoneError, isTargetVanished, withUidPrecondition } from './errors.ts';
@@ -32,9 +33,11 @@ export async function pruneRetired<T extends Retired>(
     if (!r.uid) continue; // never delete by name alone
     try {
       await watches.prepare(r.apiVersion, r.kind, [r.namespace]);
-      await writer.delete(
-        { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name },
-        { preconditions: { uid: r.uid }, propagationPolicy: 'Background' },
+      await withSpan('prune', { 'kgraph.object': resourceKey(r) }, () =>
+        writer.delete(
+          { apiVersion: r.apiVersion, kind: r.kind, namespace: r.namespace, name: r.name },
+          { preconditions: { uid: r.uid }, propagationPolicy: 'Background' },
+        ),
       );
       watches.noteDeleted(idOf(r), r.uid);
       log.info({ resource: resourceKey(r) }, 'pruned');

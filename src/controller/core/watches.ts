@@ -106,6 +106,8 @@ export interface Interest {
   lists: Set<string>;
   /** Kinds (and namespaces) that had no synced informer, or no resolved type, during the pass. */
   missing: Map<string, MissingWatch>;
+  /** Every kind (and namespace) read, for the health of the watches behind the reads (watchHealth). */
+  kinds: Map<string, MissingWatch>;
 }
 
 export interface MissingWatch {
@@ -115,7 +117,19 @@ export interface MissingWatch {
 }
 
 export function newInterest(): Interest {
-  return { gets: new Set(), lists: new Set(), missing: new Map() };
+  return { gets: new Set(), lists: new Set(), missing: new Map(), kinds: new Map() };
+}
+
+function noteKind(i: Interest, apiVersion: string, kind: string, namespace: string | undefined): void {
+  i.kinds.set(`${apiVersion}|${kind}|${namespace ?? '*'}`, { apiVersion, kind, namespace });
+}
+
+/** What the watches behind some reads are doing (an RGD instance's WatchesHealthy condition). */
+export interface WatchHealth {
+  /** `Kind.apiVersion` whose informer is starting or has not listed yet. */
+  pending: string[];
+  /** `Kind.apiVersion: why` whose type is not served or whose informer keeps failing before its first list. */
+  blocked: string[];
 }
 
 function noteMissing(i: Interest, apiVersion: string, kind: string, namespace: string | undefined): void {
@@ -294,6 +308,35 @@ export class WatchSet {
     return inf;
   }
 
+  /** The health of the informers behind these reads (design/rgd.md §20.5). */
+  watchHealth(kinds: Iterable<MissingWatch>): WatchHealth {
+    const pending = new Set<string>();
+    const blocked = new Map<string, string>();
+    for (const k of kinds) {
+      const name = `${k.kind}.${k.apiVersion}`;
+      const t = this.types.get(gvkKey(k.apiVersion, k.kind));
+      if (!t || (t.info === null && t.failedAt === undefined)) {
+        pending.add(name);
+        continue;
+      }
+      if (t.info === null) {
+        blocked.set(name, 'the API server does not serve this kind');
+        continue;
+      }
+      const scope = this.scope(t.info, k.namespace);
+      if (this.syncedInformer(k.apiVersion, k.kind, scope)) continue;
+      const base = `${gvkKey(k.apiVersion, k.kind)}|${scope}`;
+      const inf = this.informers.get(`${base}|all`) ?? this.informers.get(`${base}|owned`);
+      if (inf && inf.stats.errors > 0) blocked.set(name, 'listing it keeps failing');
+      else pending.add(name);
+    }
+    for (const b of blocked.keys()) pending.delete(b);
+    return {
+      pending: [...pending].sort(),
+      blocked: [...blocked].map(([n, why]) => `${n}: ${why}`).sort(),
+    };
+  }
+
   /**
    * The synced informer reads of a kind consult: the whole kind's when it runs; the owned-only one
    * unless the kind is read without being owned (then its reads wait for the whole kind: missing).
@@ -378,6 +421,7 @@ export class WatchSet {
       get: (id) => {
         const key = identityKey(id);
         interest.gets.add(key);
+        noteKind(interest, id.apiVersion, id.kind, id.namespace);
         const cached = this.cachedGet(id, interest);
         const recent = this.recent.get(key);
         if (!recent) return cached;
@@ -397,6 +441,7 @@ export class WatchSet {
       },
       list: (apiVersion, kind, namespace, selector) => {
         interest.lists.add(`${gvkKey(apiVersion, kind)}|${namespace ?? '*'}`);
+        noteKind(interest, apiVersion, kind, namespace);
         return this.cachedList(apiVersion, kind, namespace, selector, interest);
       },
       servedType: (apiVersion, kind) => {

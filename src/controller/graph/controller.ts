@@ -25,6 +25,7 @@ import type { ReconcileOutcome } from '../core/outcome.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
+import { instrumentQueue } from '../core/standardMetrics.ts';
 import type { Interest, WatchEventInfo } from '../core/watches.ts';
 import { newsTo, WatchSet } from '../core/watches.ts';
 import { installGraphCrd } from './crd.ts';
@@ -125,6 +126,7 @@ export class GraphController {
     this.client = opts.client;
     this.log = opts.log ?? pino({ name: 'kgraph-controller', level: process.env.KGRAPH_LOG_LEVEL ?? 'info' });
     this.queue = new WorkQueue<string>();
+    instrumentQueue('graph', this.queue);
     const namespaces = opts.namespaces && opts.namespaces.length > 0 ? opts.namespaces : undefined;
     this.watches = new WatchSet(this.client, {
       ...(namespaces ? { namespaces } : {}),

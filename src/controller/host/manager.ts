@@ -12,10 +12,13 @@ import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { RestClient } from '../../kube/index.ts';
+import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
+import { standardMetricsRegistry } from '../core/standardMetrics.ts';
 import type { SweepAuthority } from '../planes/sweeper.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
+import { buildObservability, historyAnswer, type ObserveOptions } from './observe.ts';
 import { serve } from './probes.ts';
 import type { Assignment, ShardedHost, ShardingOptions } from './shardedHost.ts';
 
@@ -106,12 +109,15 @@ export interface ManagerOptions {
    * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
    */
   sharding?: ShardingOptions;
+  /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
+  observe?: ObserveOptions;
 }
 
 export class Manager {
   private readonly runnables: Runnable[];
   private readonly sharedReads: SharedReadAccess | undefined;
   private readonly opts: ManagerOptions;
+  readonly observe: Observability;
   private readonly servers: http.Server[] = [];
   private elector: LeaderElector | undefined;
   private sharded: ShardedHost | undefined;
@@ -121,8 +127,10 @@ export class Manager {
     opts: ManagerOptions,
     runnables: Runnable[],
     sharedReads: SharedReadAccess | undefined,
+    observe: Observability,
   ) {
     this.opts = opts;
+    this.observe = observe;
     this.runnables = runnables;
     this.sharedReads = sharedReads;
   }
@@ -140,8 +148,9 @@ export class Manager {
         : undefined;
     const holder: { manager?: Manager } = {};
     const runnables: Runnable[] = [];
+    const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
     if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads));
-    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads));
+    if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe));
     if (opts.planes) {
       // The sweeper runs on the leader only; without leader election only when the operator declares
       // a single replica (otherwise it refuses and says so in the log).
@@ -152,13 +161,18 @@ export class Manager {
           : { none: true };
       runnables.push(await planesRunnable(opts, opts.planes, sweepAuthority));
     }
-    holder.manager = new Manager(opts, runnables, sharedReads);
+    holder.manager = new Manager(opts, runnables, sharedReads, observe);
     return holder.manager;
   }
 
   /** A manager whose controllers a sharded host builds and rebuilds (shardedManager.ts). */
-  static withSharded(opts: ManagerOptions, sharded: ShardedHost, sharedReads?: SharedReadAccess): Manager {
-    const m = new Manager(opts, [], sharedReads);
+  static withSharded(
+    opts: ManagerOptions,
+    sharded: ShardedHost,
+    observe: Observability,
+    sharedReads?: SharedReadAccess,
+  ): Manager {
+    const m = new Manager(opts, [], sharedReads, observe);
     m.sharded = sharded;
     return m;
   }
@@ -229,6 +243,7 @@ export class Manager {
     await this.sharded?.stop();
     for (const r of [...this.runnables].reverse()) await r.stop();
     await this.sharedReads?.watch.stop();
+    await this.observe.stop();
     for (const s of this.servers) s.close();
     this.servers.length = 0;
     this.started = false;
@@ -252,7 +267,10 @@ export class Manager {
       this.servers.push(
         await serve(metricsAddr, {
           // Sharded, the controllers change with the assignment: merged anew per scrape.
-          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
+          metrics: sharded
+            ? () => exposition([...sharded.registries(), standardMetricsRegistry()])()
+            : exposition(this.registries()),
+          history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),
       );
@@ -272,7 +290,9 @@ export class Manager {
     const controller = byName.get('graphs') ?? byName.get('rgds');
     const planes = byName.get('planes');
     const own = this.runnables.map((r) => r.ownSeries);
-    return [controller, planes, ...own].filter((r): r is Registry => r !== undefined);
+    return [controller, planes, ...own, standardMetricsRegistry()].filter(
+      (r): r is Registry => r !== undefined,
+    );
   }
 }
 
@@ -302,6 +322,7 @@ export async function rgdRunnable(
   opts: ManagerOptions,
   rgds: RgdsOptions,
   sharedReads: SharedReadAccess | undefined,
+  observe: Observability,
   shard?: Assignment,
 ): Promise<Runnable> {
   const { RgdController } = await import('../rgd/controller.ts');
@@ -316,6 +337,7 @@ export async function rgdRunnable(
     ...(shard ? { shardSelector: shard.selector, registration: shard.coordinator } : {}),
     installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
+    observe,
   });
   return {
     ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()),

@@ -8,6 +8,8 @@ export interface Endpoints {
   metrics?: () => string | Promise<string>;
   healthy?: () => boolean;
   ready?: () => boolean;
+  /** `/debug/history` (host/observe.ts): JSON for a query. */
+  history?: (query: URLSearchParams) => unknown;
 }
 
 /** Parses `host:port`, `:port` or `port`. */
@@ -36,6 +38,10 @@ export async function serve(addr: string, endpoints: Endpoints): Promise<http.Se
         }
       })();
       return;
+    }
+    if (path === '/debug/history' && endpoints.history) {
+      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+      return text(200, `${JSON.stringify(endpoints.history(query))}\n`, 'application/json');
     }
     if (path === '/healthz' && endpoints.healthy)
       return endpoints.healthy() ? text(200, 'ok\n') : text(500, 'unhealthy\n');

@@ -19,8 +19,10 @@ import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
+import type { Observability } from '../core/observability.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
+import { instrumentQueue } from '../core/standardMetrics.ts';
 import { WatchSet } from '../core/watches.ts';
 import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
@@ -103,6 +105,8 @@ export interface RgdControllerOptions {
    * @default the controller builds its own (readAccessTtlMs applies)
    */
   sharedReads?: SharedReadAccess;
+  /** Events and reconcile history (core/observability.ts). @default none */
+  observe?: Observability;
 }
 
 export class RgdController {
@@ -199,6 +203,7 @@ export class RgdController {
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
+      ...(opts.observe ? { observe: opts.observe } : {}),
     });
     this.rollouts = new RolloutController({
       client: this.client,
@@ -210,11 +215,17 @@ export class RgdController {
     });
     this.revisionResolver.useRolloutDefault((rgd, inst) => this.rollouts.defaultFor(rgd, inst));
     this.holdRevisions((rgd) => this.rollouts.held(rgd));
-    this.metrics = new ControllerMetrics(this.client.counters, {
-      queueDepth: () => this.queue.depth + this.server.queue.depth,
-      graphs: () => this.server.instanceCount(),
-      informers: () => this.watches.informerCount(),
-    });
+    this.metrics = new ControllerMetrics(
+      this.client.counters,
+      {
+        queueDepth: () => this.queue.depth + this.server.queue.depth,
+        graphs: () => this.server.instanceCount(),
+        informers: () => this.watches.informerCount(),
+      },
+      'instance',
+    );
+    instrumentQueue('resourcegraphdefinition', this.queue);
+    instrumentQueue('instance', this.server.queue);
     this.registrar = new RgdRegistrar({
       client: this.client,
       compiler,
@@ -228,6 +239,7 @@ export class RgdController {
         list: () => this.crdInformer?.list() ?? [],
       },
       log: this.log,
+      ...(opts.observe ? { observe: opts.observe } : {}),
       deleteCrds: opts.deleteCrds ?? false,
       ...(opts.registration === false
         ? { follower: true }
@@ -238,6 +250,7 @@ export class RgdController {
               maxRevisions: opts.maxGraphRevisions ?? 5,
               inUse: (rgd) => this.revisionsInUse(rgd),
               metrics: revisionMetrics(this.revisionSeries),
+              ...(opts.observe ? { observe: opts.observe } : {}),
             }),
           }),
     });

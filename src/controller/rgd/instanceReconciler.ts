@@ -1,7 +1,7 @@
 /**
  * One pass over one RGD instance (design/rgd.md §20, design/graph.md §21–§23), on the reconcile core shared with Graphs:
  *
- *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
+ *   deleting? → children in waves (deletion.ts), then the finalizer goes (suspended or not).  suspended? → nothing.
  *   parent metadata (design/graph.md §23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
  *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced → evaluate again
  *   while writes unlock dependents → prune the ApplySet (only after every apply succeeded; never what a
@@ -20,6 +20,7 @@
 import type { Logger } from 'pino';
 import type { CompiledGraph } from '../../graph/model.ts';
 import { applyToExisting, type KubeObject, type RestClient } from '../../kube/index.ts';
+import { withSpan } from '../../kube/tracing/tracing.ts';
 import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
@@ -30,9 +31,11 @@ import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
 import { describeIdentity } from '../core/errors.ts';
+import { resourceKey } from '../core/inventory.ts';
 import { CONTROLLER_MANAGER, graphImpersonation, LABEL_NODE_ID, labelValue } from '../core/names.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
 import { writeBoundedStatus } from '../core/oversizedStatus.ts';
+import { passReport } from '../core/passReport.ts';
 import { pruneRetired } from '../core/prune.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { type Interest, newInterest, type WatchSet } from '../core/watches.ts';
@@ -69,6 +72,8 @@ import {
 import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
 import { revisionErrorStatus } from './revisionResolver.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
+import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
+import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';
 
 /** The generated API an instance belongs to, and the graph it is reconciled with. */
 export interface InstanceApi {
@@ -198,13 +203,14 @@ export class InstanceReconciler {
     const interest = newInterest();
     const inst = this.deps.instances.get(served, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
-    if (isSuspended(inst.metadata.annotations)) {
-      await this.markSuspended(served, inst);
-      return { kind: 'converged', reason: 'Suspended', interest };
-    }
+    // Deletion first: a suspended instance that is deleted still deletes its children (kro's order).
     if (inst.metadata.deletionTimestamp) {
       const identity = identityOf(served, inst);
       return this.finalize(served, inst, identity, interest, this.actingAs(served, identity).writer);
+    }
+    if (isSuspended(inst.metadata.annotations)) {
+      await this.markSuspended(served, inst);
+      return { kind: 'converged', reason: 'Suspended', interest };
     }
     // The revision of this pass (design/rgd.md §19.7): an unavailable one stops the instance, no fallback.
     const api = this.deps.resolveRevision ? await this.deps.resolveRevision(served, inst) : served;
@@ -219,11 +225,43 @@ export class InstanceReconciler {
     const identity = identityOf(api, inst);
     const acting = this.actingAs(api, identity);
 
-    const converged = await this.convergeChildren(api, inst, identity, acting, interest);
+    const startedAt = Date.now();
+    const converged = await withSpan('converge', {}, () =>
+      this.convergeChildren(api, inst, identity, acting, interest),
+    );
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
-    const { passes } = converged;
-    const pruned = await this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes);
-    return this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest);
+    const { passes, terminating } = converged;
+    const convergedAt = Date.now();
+    // A child held in deletion: nothing was applied, nothing is pruned; the status says which (terminating.ts).
+    const pruned = terminating
+      ? { parent: converged.parent, errors: [], pruned: [] }
+      : await withSpan('prune', {}, () =>
+          this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
+        );
+    const prunedAt = Date.now();
+    const { outcome, status } = await withSpan('status', {}, () =>
+      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest, terminating),
+    );
+    // What the pass did, for its events, history and trace (core/passReport.ts).
+    const before = parseConditions(inst as unknown as Record<string, unknown>);
+    outcome.report = passReport({
+      startedAt,
+      generation: inst.metadata.generation ?? 0,
+      previousGeneration: before.find((c) => c.type === 'Ready')?.observedGeneration ?? 0,
+      revision: api.revision,
+      result: passes.result,
+      state: passes.state,
+      pruned: pruned.pruned,
+      pruneErrors: pruned.errors,
+      conditionsBefore: before,
+      conditionsAfter: status.conditions,
+      phases: {
+        converge: convergedAt - startedAt,
+        prune: prunedAt - convergedAt,
+        status: Date.now() - prunedAt,
+      },
+    });
+    return outcome;
   }
 
   /**
@@ -237,11 +275,12 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     acting: ActingAs,
     interest: Interest,
-  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome } | undefined> {
+  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome; terminating?: TerminatingChild } | undefined> {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
     this.deps.watches.declareForeign(foreignReads(api.compiled));
+    let terminating: TerminatingChild | undefined;
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -273,6 +312,8 @@ export class InstanceReconciler {
         refuse: (d, observed) => otherApplySet(d, observed, identity.applySetId),
       },
       beforeApply: async (desired): Promise<BeforeApply> => {
+        terminating = firstTerminating(desired, this.deps.watches.view(interest));
+        if (terminating) return { proceed: false, error: terminatingMessage(terminating) };
         // Record every GroupKind and namespace about to be written before writing it (design/graph.md §22.2 step 2).
         const recorded = readInventory(parent.metadata.annotations);
         const union = unionInventory(
@@ -307,7 +348,7 @@ export class InstanceReconciler {
       if (!next) return undefined;
       parent = next;
     }
-    return { parent, passes };
+    return terminating ? { parent, passes, terminating } : { parent, passes };
   }
 
   /**
@@ -320,9 +361,10 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     writer: RestClient,
     passes: ConvergeOutcome,
-  ): Promise<{ parent: KubeObject; errors: string[] }> {
+  ): Promise<{ parent: KubeObject; errors: string[]; pruned: string[] }> {
     const { result, state, desired } = passes;
-    if (state.hardError || state.forbidden || state.conflicts.length > 0) return { parent, errors: [] };
+    if (state.hardError || state.forbidden || state.conflicts.length > 0)
+      return { parent, errors: [], pruned: [] };
     const recorded = readInventory(parent.metadata.annotations);
     const children = await listChildren(
       this.deps.watches,
@@ -336,10 +378,16 @@ export class InstanceReconciler {
       .filter((c) => !keep.has(c.uid))
       .sort((a, b) => applyOrderOf(a) - applyOrderOf(b));
     const pruned = await pruneRetired(writer, this.deps.watches, this.deps.log, retired);
-    if (pruned.errors.length > 0) return { parent, errors: pruned.errors };
+    const notKept = new Set(pruned.kept.map((c) => c.uid));
+    const gone = retired.filter((c) => !notKept.has(c.uid)).map((c) => resourceKey(c));
+    if (pruned.errors.length > 0) return { parent, errors: pruned.errors, pruned: gone };
     const kept = children.filter((c) => keep.has(c.uid));
     const shrunk = inventoryOf([...desired.map((d) => d.id), ...kept], identity.namespace);
-    return { parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent, errors: [] };
+    return {
+      parent: (await this.ensureParent(api, parent, identity, shrunk, true)) ?? parent,
+      errors: [],
+      pruned: gone,
+    };
   }
 
   /** Writes the status (state, conditions, projected fields) and says what the queue does next. */
@@ -351,11 +399,21 @@ export class InstanceReconciler {
     passes: ConvergeOutcome,
     pruneErrors: string[],
     interest: Interest,
-  ): Promise<ReconcileOutcome> {
+    terminating?: TerminatingChild,
+  ): Promise<{ outcome: ReconcileOutcome; status: InstanceStatus }> {
     const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
-      : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+      : terminating
+        ? this.instanceStatus(api.compiled, inst, result, undefined, [], [], terminating)
+        : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+    status.conditions = withWatchesHealthy(
+      status.conditions,
+      parseConditions(inst as unknown as Record<string, unknown>),
+      watchesHealthyInput(this.deps.watches.watchHealth(interest.kinds.values())),
+      inst.metadata.generation ?? 0,
+      () => this.now(),
+    );
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
@@ -368,10 +426,13 @@ export class InstanceReconciler {
       // Waiting, not failed: a grant (seen through the RBAC watch) reconciles the instance again.
       this.waits.reset(uid);
       return {
-        kind: 'waiting',
-        reason: 'ReadForbidden',
-        interest,
-        requeueAfterMs: this.forbiddenWaits.next(uid),
+        outcome: {
+          kind: 'waiting',
+          reason: 'ReadForbidden',
+          interest,
+          requeueAfterMs: this.forbiddenWaits.next(uid),
+        },
+        status,
       };
     }
     this.forbiddenWaits.reset(uid);
@@ -382,13 +443,19 @@ export class InstanceReconciler {
           ? 'PruneFailed'
           : 'ResolutionFailed';
       const message = state.hardError ?? pruneErrors.join('; ') ?? '';
-      return { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) };
+      return {
+        outcome: { kind: 'failed', reason, interest, error: new Error(`${reason}: ${message}`) },
+        status,
+      };
     }
     if (status.state === 'IN_PROGRESS') {
-      return { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) };
+      return {
+        outcome: { kind: 'waiting', reason: 'NotReady', interest, requeueAfterMs: this.waits.next(uid) },
+        status,
+      };
     }
     this.waits.reset(uid);
-    return { kind: 'converged', reason: 'Ready', interest };
+    return { outcome: { kind: 'converged', reason: 'Ready', interest }, status };
   }
 
   // ------------------------------------------------------------------ status
@@ -425,6 +492,7 @@ export class InstanceReconciler {
     hardError: string | undefined,
     conflicts: string[],
     pruneErrors: string[],
+    terminating?: TerminatingChild,
   ): InstanceStatus {
     const gen = inst.metadata.generation ?? 0;
     const prev = parseConditions(inst as unknown as Record<string, unknown>);
@@ -443,6 +511,9 @@ export class InstanceReconciler {
     if (evalErrors.length > 0) {
       ready = { status: 'Unknown', reason: 'ResolutionFailed', message: 'the graph did not resolve' };
       state = 'ERROR';
+    } else if (terminating) {
+      ready = { status: 'False', reason: 'ResourceDeleting', message: terminatingMessage(terminating) };
+      state = 'IN_PROGRESS';
     } else if (applyProblem) {
       ready = {
         status: 'False',

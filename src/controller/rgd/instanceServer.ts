@@ -8,10 +8,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Informer, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
+import { withSpan, writerOf } from '../../kube/tracing/tracing.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import type { ControllerMetrics } from '../core/metrics.ts';
 import { serviceAccountUser } from '../core/names.ts';
+import { historyKey, type Observability } from '../core/observability.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
+import { outcomeAttributes, passAttributes } from '../core/passSpan.ts';
 import type { ReadScope } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
 import { newsTo, type WatchEventInfo, type WatchSet } from '../core/watches.ts';
@@ -65,6 +68,8 @@ export interface InstanceServerOptions {
   metrics?: () => ControllerMetrics | undefined;
   /** The reads of a ServiceAccount, for RGDs with `spec.defaultServiceAccounts` (readAccess.ts). */
   reads?: (namespace: string, serviceAccount: string) => ReadScope;
+  /** Events and reconcile history of each pass (core/observability.ts). */
+  observe?: Observability;
   /** The revision of each pass (revisionResolver.ts). */
   resolveRevision?: InstanceReconcilerDeps['resolveRevision'];
   /** Told when a pass ended (the rollout controller, rollout/controller.ts). */
@@ -318,6 +323,37 @@ export class InstanceServer {
     return undefined;
   }
 
+  /** Hands the pass to the events and the history (core/observability.ts). */
+  private observed(
+    api: InstanceApi,
+    ns: string,
+    name: string,
+    outcome: ReconcileOutcome,
+    started: bigint,
+    traceId: string | undefined,
+  ): void {
+    const observe = this.opts.observe;
+    if (!observe) return;
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const apiVersion = `${api.group}/${api.version}`;
+    const inst = this.getInstance(api, ns, name);
+    observe.passEnded({
+      key: historyKey(apiVersion, api.kind, ns, name),
+      regarding: {
+        apiVersion,
+        kind: api.kind,
+        name,
+        ...(ns ? { namespace: ns } : {}),
+        uid: inst?.metadata.uid,
+        resourceVersion: inst?.metadata.resourceVersion,
+      },
+      outcome,
+      startedAt: Date.now() - durationMs,
+      durationMs,
+      ...(traceId ? { traceId } : {}),
+    });
+  }
+
   private async handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
     const bar = key.indexOf('|');
     const rgdName = key.slice(0, bar);
@@ -331,8 +367,21 @@ export class InstanceServer {
     const seen: InFlight = { events: [], overflow: false, updates: [], deleted: [] };
     this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
+    let traceId: string | undefined;
     try {
-      outcome = await this.reconciler.reconcile(s.api, ns, name);
+      // One span per pass (tracing off: none), its requests and phases below it (docs/observability.md).
+      outcome = await withSpan(
+        'reconcile',
+        passAttributes(s.api, ns, name, this.queue.queueWaitMs(key)),
+        async (span) => {
+          traceId = span?.traceId;
+          const o = await this.reconciler.reconcile(s.api, ns, name);
+          span?.setAttributes(outcomeAttributes(o));
+          return o;
+        },
+        // A nested instance written by a traced pass joins that pass's trace.
+        writerOf(`${s.api.group}/${s.api.version}`, s.api.kind, ns || undefined, name),
+      );
     } catch (e) {
       this.inflight.delete(key);
       for (const uid of seen.deleted) this.forgetInstance(key, uid);
@@ -342,6 +391,7 @@ export class InstanceServer {
     }
     this.inflight.delete(key);
     this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    this.observed(s.api, ns, name, outcome, started, traceId);
     const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
     this.routes.set(key, ended ? undefined : outcome.interest);
     // Deleted while it ran: forgotten now that its writes are recorded (the delete event queued it

@@ -25,12 +25,14 @@ import { established, waitForCrd } from '../core/crdReady.ts';
 import { diagnosticsMessage, errorMessage } from '../core/errors.ts';
 import type { CompileOutcome, GraphCompiler } from '../core/graphCompiler.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
+import type { Observability } from '../core/observability.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
 import type { InstanceServer } from './instanceServer.ts';
 import { parseConditions } from './instanceStatus.ts';
 import { KRO_MESSAGES } from './kroMessages.ts';
 import { ANNOTATION_ALLOW_BREAKING, LABEL_OWNED, LABEL_RGD_ID, LABEL_RGD_NAME } from './names.ts';
 import { type GraphRevisions, lastIssuedOf } from './revisions.ts';
+import { breakingChangeEvent } from './rgdEvents.ts';
 import { ensureRgdFinalizer, removeRgdFinalizer } from './rgdFinalizer.ts';
 import {
   graphShape,
@@ -66,6 +68,8 @@ export interface RegistrarDeps {
   follower?: boolean;
   /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, design/rgd.md §19.4). */
   deleteCrds?: boolean;
+  /** Where the RGD's events go (core/observability.ts). */
+  observe?: Observability;
   now?: () => string;
 }
 
@@ -296,7 +300,10 @@ export class RgdRegistrar {
       };
     }
     const breaking = breakingChangeRefusal(rgd, existing, crd, hash);
-    if (breaking) return breaking;
+    if (breaking) {
+      this.deps.observe?.event(breakingChangeEvent(rgd, breaking.message));
+      return breaking;
+    }
     const notEstablished = await this.applyEstablished(name, crd, existing);
     if (notEstablished) return notEstablished;
     const api: InstanceApi = {

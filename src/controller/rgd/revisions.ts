@@ -28,6 +28,7 @@ import {
 } from '../../kube/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { CONTROLLER_MANAGER } from '../core/names.ts';
+import type { Observability } from '../core/observability.ts';
 import {
   GRAPH_REVISION_API_VERSION,
   GRAPH_REVISION_KIND,
@@ -42,6 +43,7 @@ import {
 import { rgdSpecHash } from './revisionHash.ts';
 import type { RevisionMetrics } from './revisionMetrics.ts';
 import { graphRevisionName } from './revisionName.ts';
+import { revisionIssuedEvent } from './rgdEvents.ts';
 import { graphShape } from './rgdStatus.ts';
 
 /** How long a pass waits for revisions being deleted before it decides again. */
@@ -75,6 +77,8 @@ export interface GraphRevisionsOptions {
   maxRevisions: number;
   /** kro's revision counters (revisionMetrics.ts). */
   metrics?: RevisionMetrics;
+  /** Where the RGD's events go (core/observability.ts). */
+  observe?: Observability;
   /** Revisions instances are reconciled at or a rollout holds as stable: retention never deletes them. */
   inUse?: (rgdName: string) => ReadonlySet<number>;
   now?: () => string;
@@ -154,6 +158,7 @@ export class GraphRevisions {
       { rgd: name, revision, graphRevision: created.metadata.name },
       'graph revision issued',
     );
+    this.opts.observe?.event(revisionIssuedEvent(rgd, revision, created.metadata.name ?? ''));
     await this.collect(name, [...listed, created]);
     this.settled.set(name, { uid, hash, lastIssued: revision });
     return { lastIssued: revision, issued: revision };

@@ -177,6 +177,7 @@ function renderView() {
     fitDag();
   }
   decorateDag(v);
+  void loadHistory();
   const status = $('status');
   status.hidden = !v.status;
   fill(status, ...(v.status ? [h('h4', {}, 'instance status (projected)'), h('pre', {}, v.status)] : []));
@@ -194,7 +195,7 @@ function fitDag() {
 }
 
 function decorateDag(v) {
-  const byPath = new Map(v.nodes.map((n) => [n.path, n]));
+  const byPath = new Map(shownNodes(v).map((n) => [n.path, n]));
   const svgNs = 'http://www.w3.org/2000/svg';
   for (const g of document.querySelectorAll('#dag g.node, #dag g.cluster')) {
     if (!g.dataset.node) {
@@ -361,6 +362,100 @@ function renderDetails() {
   );
 }
 
+// ------------------------------------------------------------------ the timeline
+
+// An instance's last reconcile passes, as the controller remembers them (/api/history, asked at most
+// once a second while the view changes). A click on a pass colours the DAG as that pass left it;
+// "live" goes back to what the cluster holds now.
+const timeline = { key: null, enabled: false, passes: [], selected: null, askedAt: 0 };
+const PASS_STATE = {
+  ready: 'ready',
+  waiting: 'waiting',
+  pending: 'pending',
+  excluded: 'excluded',
+  error: 'failed',
+};
+
+async function loadHistory() {
+  const key = page.key;
+  if (!key?.startsWith('instance:')) {
+    timeline.key = null;
+    renderTimeline();
+    return;
+  }
+  if (timeline.key === key && Date.now() - timeline.askedAt < 1000) return;
+  timeline.askedAt = Date.now();
+  const body = await (await fetch(`/api/history?key=${encodeURIComponent(key)}`)).json();
+  if (page.key !== key) return;
+  if (timeline.key !== key) timeline.selected = null;
+  timeline.key = key;
+  timeline.enabled = body.enabled === true;
+  timeline.passes = body.passes ?? [];
+  renderTimeline();
+}
+
+/** The view's nodes, or (a pass selected) the same nodes with the states that pass recorded. */
+function shownNodes(v) {
+  const pass = timeline.selected === null ? undefined : timeline.passes[timeline.selected];
+  if (!pass || timeline.key !== page.key) return v.nodes;
+  const then = new Map(pass.nodes.map((n) => [n.id, n]));
+  return v.nodes.map((n) => {
+    const p = then.get(n.path);
+    return { ...n, state: p ? (PASS_STATE[p.state] ?? 'unknown') : 'unknown', reason: p?.reason };
+  });
+}
+
+function passSummary(p) {
+  const parts = [`${p.result} (${p.reason}) in ${p.durationMs} ms`];
+  if (p.created.length) parts.push(`created ${p.created.length}`);
+  if (p.updated.length) parts.push(`updated ${p.updated.length}`);
+  if (p.pruned.length) parts.push(`pruned ${p.pruned.length}`);
+  if (p.waiting) parts.push(`waiting on ${p.waiting.node}: ${p.waiting.reason}`);
+  if (p.refused) parts.push(`${p.refused.verb} refused: ${p.refused.message}`);
+  else if (p.error) parts.push(`error: ${p.error}`);
+  return parts.join('; ');
+}
+
+function selectPass(i) {
+  timeline.selected = i;
+  renderTimeline();
+  if (page.view) decorateDag(page.view);
+}
+
+function renderTimeline() {
+  const el = $('timeline');
+  el.hidden = timeline.key === null || !timeline.enabled;
+  if (el.hidden) return;
+  const time = (iso) => iso.slice(11, 23);
+  fill(
+    $('passes'),
+    timeline.passes.map((p, i) =>
+      h(
+        'button',
+        {
+          class: 'pass',
+          'data-result': p.result,
+          'aria-pressed': String(timeline.selected === i),
+          title: passSummary(p),
+          onclick: () => selectPass(i),
+        },
+        `${time(p.at)} ${p.result}`,
+      ),
+    ),
+    h(
+      'button',
+      {
+        class: 'pass live',
+        'aria-pressed': String(timeline.selected === null),
+        onclick: () => selectPass(null),
+      },
+      'live',
+    ),
+  );
+  const pass = timeline.selected === null ? undefined : timeline.passes[timeline.selected];
+  $('pass-note').textContent = pass ? `pass at ${pass.at}: ${passSummary(pass)}` : '';
+}
+
 // ------------------------------------------------------------------ wiring
 
 window.addEventListener('hashchange', () => {
@@ -368,6 +463,7 @@ window.addEventListener('hashchange', () => {
   page.node = null;
   page.view = null;
   page.svg = '';
+  timeline.selected = null;
   $('dag').replaceChildren();
   renderList();
   connect();

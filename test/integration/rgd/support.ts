@@ -4,6 +4,7 @@
  * Every test uses its own API group, so generated CRDs never collide between tests.
  */
 import pino from 'pino';
+import type { Observability } from '../../../src/controller/core/observability.ts';
 import { RgdController } from '../../../src/controller/rgd/controller.ts';
 import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
@@ -45,7 +46,12 @@ export interface RgdFixture {
 export async function startRgdController(
   suite: string,
   ns: string,
-  opts: { concurrency?: number; deleteCrds?: boolean; plane?: TestControlPlane } = {},
+  opts: {
+    concurrency?: number;
+    deleteCrds?: boolean;
+    plane?: TestControlPlane;
+    observe?: Observability;
+  } = {},
 ): Promise<RgdController> {
   const cp = opts.plane ?? (await sharedControlPlane());
   if (opts.plane === undefined) await ensureRgdCrd();
@@ -62,16 +68,20 @@ export async function startRgdController(
     concurrency: opts.concurrency ?? 4,
     deleteCrds: opts.deleteCrds ?? false,
     log: pino({ level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'silent' }),
+    ...(opts.observe ? { observe: opts.observe } : {}),
   });
   await controller.start();
   return controller;
 }
 
-export async function rgdFixture(prefix: string): Promise<RgdFixture> {
+export async function rgdFixture(
+  prefix: string,
+  opts: { observe?: Observability; concurrency?: number } = {},
+): Promise<RgdFixture> {
   const client = await adminClient();
   const ns = await testNamespace(prefix);
   const suite = uniqueName(prefix);
-  const controller = await startRgdController(suite, ns);
+  const controller = await startRgdController(suite, ns, opts);
   return { client, ns, suite, group: `${suite}.kgraph.test`, controller };
 }
 
