@@ -326,8 +326,10 @@ export class WatchSet {
       const scope = this.scope(t.info, k.namespace);
       if (this.syncedInformer(k.apiVersion, k.kind, scope)) continue;
       const base = `${gvkKey(k.apiVersion, k.kind)}|${scope}`;
-      const inf = this.informers.get(`${base}|all`) ?? this.informers.get(`${base}|owned`);
-      if (inf && inf.stats.errors > 0) blocked.set(name, 'listing it keeps failing');
+      const failing = [this.informers.get(`${base}|all`), this.informers.get(`${base}|owned`)].some(
+        (inf) => inf !== undefined && inf.stats.errors > 0,
+      );
+      if (failing) blocked.set(name, 'listing it keeps failing');
       else pending.add(name);
     }
     for (const b of blocked.keys()) pending.delete(b);

@@ -104,13 +104,13 @@ export interface ManagerOptions {
   healthAddr?: string;
   /** Called when leadership is lost after it was held (the process should exit). */
   onLostLeadership?: () => void;
+  /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
+  observe?: ObserveOptions;
   /**
    * Run as one of several sharded replicas (design/sharding.md §3): controllers for the buckets the shard
    * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
    */
   sharding?: ShardingOptions;
-  /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
-  observe?: ObserveOptions;
 }
 
 export class Manager {
@@ -267,9 +267,7 @@ export class Manager {
       this.servers.push(
         await serve(metricsAddr, {
           // Sharded, the controllers change with the assignment: merged anew per scrape.
-          metrics: sharded
-            ? () => exposition([...sharded.registries(), standardMetricsRegistry()])()
-            : exposition(this.registries()),
+          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
           history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),

@@ -3,6 +3,7 @@
  * Graph and RGD controllers for each assignment with manager.ts's builders, selecting the replica's
  * buckets, and registering RGDs only on the coordinator.
  */
+
 import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
 import { graphRunnable, type Manager, type ManagerOptions, rgdRunnable } from './manager.ts';
@@ -26,6 +27,7 @@ export async function shardedManager(
     opts.graphs && opts.rgds
       ? (await import('../core/rbacChanges.ts')).sharedReadAccess(opts.client, { log: opts.log })
       : undefined;
+  // One events recorder and history for the process: they outlive the controllers of an assignment.
   const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
   const build = async (a: Assignment): Promise<ShardRunnable[]> => {
     const out: ShardRunnable[] = [];

@@ -279,8 +279,8 @@ export class InstanceReconciler {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
-    this.deps.watches.declareForeign(foreignReads(api.compiled));
     let terminating: TerminatingChild | undefined;
+    this.deps.watches.declareForeign(foreignReads(api.compiled));
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
