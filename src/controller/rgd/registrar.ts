@@ -9,7 +9,8 @@
  *   when it agrees: a hand-edited CRD is put back, a deleted one recreated) → Established → KindReady
  *   serve the kind on the compiled graph → ControllerReady → Ready, state Active | Inactive.
  *
- * A failed latest spec stops serving: instances never fall back to an older graph (design/rgd.md §19.5).
+ * A spec that fails to compile leaves the last accepted graph serving, as kro keeps its last good revision
+ * (design/rgd.md §19.5): GraphAccepted=False, Ready=False, the kind and its controller still up.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -87,6 +88,8 @@ interface Known {
   /** The CRD this RGD generated and owns (when it got that far). */
   crdName?: string;
   api?: InstanceApi;
+  /** The API last served for this RGD (same uid), kept through invalid edits (design/rgd.md §19.5). */
+  lastGood?: InstanceApi;
 }
 
 export class RgdRegistrar {
@@ -171,6 +174,7 @@ export class RgdRegistrar {
     if (!k || k.uid !== uid || k.hash !== hash || k.epoch !== this.epoch || k.outcome.unknownKind) {
       const outcome = await this.deps.compiler.compile(rgd as unknown as Record<string, unknown>);
       const previous = k && k.uid === uid && k.hash === hash ? k : undefined;
+      const lastGood = k && k.uid === uid ? k.lastGood : undefined;
       // Same spec, same result: keep the old compiled graph so instances are not all re-reconciled.
       const same =
         previous?.outcome.compiled &&
@@ -183,10 +187,16 @@ export class RgdRegistrar {
         outcome: same && previous ? previous.outcome : outcome,
         ...(previous?.crdName ? { crdName: previous.crdName } : {}),
         ...(same && previous?.api ? { api: previous.api } : {}),
+        ...(lastGood ? { lastGood } : {}),
       };
       this.known.set(name, k);
     }
     const compiled = k.outcome.accepted ? k.outcome.compiled : undefined;
+    if (!compiled?.rgd && k.lastGood) {
+      // As kro: the last good revision keeps serving; only the new spec is refused.
+      const served = await this.serveLastGood(rgd, gen, k, k.lastGood);
+      return k.outcome.unknownKind ? { ...served, requeueAfterMs: this.waits.next(uid) } : served;
+    }
     if (!compiled?.rgd) {
       await this.deps.server.stop(name);
       const message = diagnosticsMessage(k.outcome.diagnostics, 'the resource graph was not accepted');
@@ -228,6 +238,7 @@ export class RgdRegistrar {
     const kindPart = await this.ensureCrd(rgd, compiled, hash, k);
     if (kindPart.status !== 'True' || !k.api) {
       await this.deps.server.stop(name);
+      k.lastGood = undefined; // nothing is served now, so a later invalid edit has nothing to keep
       await this.writeStatus(rgd, gen, compiled, {
         accepted,
         kind: kindPart,
@@ -260,10 +271,38 @@ export class RgdRegistrar {
       controller = { status: 'False', reason: 'FailedToStart', message: errorMessage(e) };
     }
     await this.writeStatus(rgd, gen, compiled, { accepted, kind: kindPart, controller });
+    if (controller.status === 'True') k.lastGood = k.api;
     if (controller.status !== 'True')
       return { kind: 'inactive', reason: 'FailedToStart', requeueAfterMs: this.waits.next(uid) };
     this.waits.reset(uid);
     return { kind: 'active', reason: 'Ready', ...(settle !== undefined ? { requeueAfterMs: settle } : {}) };
+  }
+
+  /** An invalid edit of a served RGD: the last accepted graph goes on serving, the new spec is refused. */
+  private async serveLastGood(
+    rgd: KubeObject,
+    generation: number,
+    k: Known,
+    lastGood: InstanceApi,
+  ): Promise<RgdOutcome> {
+    const name = rgd.metadata.name ?? '';
+    let controller: Part;
+    try {
+      await this.deps.server.serve(name, lastGood);
+      controller = { status: 'True', reason: 'Running', message: KRO_MESSAGES.controllerRunning };
+    } catch (e) {
+      controller = { status: 'False', reason: 'FailedToStart', message: errorMessage(e) };
+    }
+    await this.writeStatus(rgd, generation, undefined, {
+      accepted: {
+        status: 'False',
+        reason: 'InvalidResourceGraph',
+        message: diagnosticsMessage(k.outcome.diagnostics, 'the resource graph was not accepted'),
+      },
+      kind: { status: 'True', reason: 'Ready', message: KRO_MESSAGES.kindReady(lastGood.kind) },
+      controller,
+    });
+    return { kind: 'inactive', reason: 'InvalidResourceGraph' };
   }
 
   // ------------------------------------------------------------------ the CRD
