@@ -15,11 +15,14 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import { withSpan, writerOf } from '../../kube/tracing/tracing.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import { CONTROLLER_MANAGER, isGraphManager, serviceAccountUser } from '../core/names.ts';
+import { historyKey, type Observability } from '../core/observability.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
+import { outcomeAttributes } from '../core/passSpan.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
@@ -72,6 +75,8 @@ export interface ControllerOptions {
    * @default none
    */
   trace?: (e: ReconcileTrace) => void;
+  /** The reconcile history (and later events) of each pass (core/observability.ts). */
+  observe?: Observability;
   /**
    * The process's access cache and RBAC watch, shared with the RGD controller (`kgraph controller`);
    * its owner stops the watch.
@@ -284,8 +289,20 @@ export class GraphController {
     const seen: InFlight = { events: [], overflow: false, graphUpdates: [] };
     this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
+    let traceId: string | undefined;
     try {
-      outcome = await this.reconciler.reconcile(ns, name);
+      // One span per pass when tracing is on; the Graph's API requests nest under it.
+      outcome = await withSpan(
+        'reconcile',
+        { 'k8s.resource.kind': 'Graph', 'k8s.namespace.name': ns, 'k8s.object.name': name },
+        async (span) => {
+          traceId = span?.traceId;
+          const o = await this.reconciler.reconcile(ns, name);
+          span?.setAttributes(outcomeAttributes(o));
+          return o;
+        },
+        writerOf(GRAPH_API_VERSION, 'Graph', ns, name),
+      );
     } catch (e) {
       this.inflight.delete(key);
       if (seen.graphUpdates.some((g) => !this.reconciler.isOwnStatusEcho(g))) this.enqueue(key, 'graph');
@@ -294,6 +311,16 @@ export class GraphController {
       throw e;
     }
     this.metrics.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    if (this.opts.observe && outcome.kind !== 'gone') {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      this.opts.observe.history?.record(
+        historyKey(GRAPH_API_VERSION, 'Graph', ns, name),
+        Date.now() - durationMs,
+        durationMs,
+        outcome,
+        traceId,
+      );
+    }
     trace?.({
       event: 'finished',
       key,

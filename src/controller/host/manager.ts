@@ -138,7 +138,7 @@ export class Manager {
     const holder: { manager?: Manager } = {};
     const runnables: Runnable[] = [];
     const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
-    if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads));
+    if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads, observe));
     if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe));
     if (opts.planes) {
       // The sweeper runs on the leader only; without leader election only when the operator declares
@@ -265,6 +265,7 @@ async function graphRunnable(
   opts: ManagerOptions,
   graphs: GraphsOptions,
   sharedReads: SharedReadAccess | undefined,
+  observe: Observability,
 ): Promise<Runnable> {
   const { GraphController } = await import('../graph/controller.ts');
   const c = new GraphController({
@@ -274,6 +275,7 @@ async function graphRunnable(
     concurrency: graphs.concurrency ?? 1,
     installCrd: opts.installCrds ?? true,
     log: opts.log,
+    observe,
   });
   return runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats()));
 }

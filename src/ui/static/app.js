@@ -364,7 +364,7 @@ function renderDetails() {
 
 // ------------------------------------------------------------------ the timeline
 
-// An instance's last reconcile passes, as the controller remembers them (/api/history, asked at most
+// An instance's or a Graph's last reconcile passes, as the controller remembers them (/api/history, asked at most
 // once a second while the view changes). A click on a pass colours the DAG as that pass left it;
 // "live" goes back to what the cluster holds now.
 const timeline = { key: null, enabled: false, passes: [], selected: null, askedAt: 0 };
@@ -378,7 +378,7 @@ const PASS_STATE = {
 
 async function loadHistory() {
   const key = page.key;
-  if (!key?.startsWith('instance:')) {
+  if (!key?.startsWith('instance:') && !key?.startsWith('graph:')) {
     timeline.key = null;
     renderTimeline();
     return;

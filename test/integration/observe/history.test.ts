@@ -12,10 +12,17 @@ import { after, before, describe, it } from 'node:test';
 import { fetchHistory, formatHistory } from '../../../src/cli/history.ts';
 import { PassHistory } from '../../../src/controller/core/history/passHistory.ts';
 import { Observability } from '../../../src/controller/core/observability.ts';
-import { historyAnswer } from '../../../src/controller/host/observe.ts';
+import { historyAnswer, passesOf } from '../../../src/controller/host/observe.ts';
 import { serve } from '../../../src/controller/host/probes.ts';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import type { RestClient } from '../../../src/kube/index.ts';
+import {
+  applyGraph,
+  graph,
+  graphNamespace,
+  startController as startGraphController,
+  stopController as stopGraphController,
+} from '../graph/support.ts';
 import {
   applyInstance,
   applyRgd,
@@ -92,5 +99,29 @@ describe('reconcile history', () => {
     assert.match(text, /converged +Ready .*created 1/);
     assert.match(text, /nodes: src=ready out=ready/);
     console.log(text);
+  });
+
+  it('keeps the passes of Graphs too', async () => {
+    const gObserve = new Observability({ history: new PassHistory({ perObject: 5 }) });
+    const ns = await graphNamespace('obs-history-graph');
+    const graphs = await startGraphController([ns], { observe: gObserve });
+    try {
+      await applyGraph(client, graph(ns, 'g', [{ id: 'c', template: cm('g-c', { v: '1' }) }]));
+      const passes = await eventually('a converged Graph pass', async () => {
+        const ps = passesOf(gObserve, {
+          apiVersion: 'kro.run/v1alpha1',
+          kind: 'Graph',
+          namespace: ns,
+          name: 'g',
+        });
+        return ps.some((p) => p.result === 'converged') ? ps : undefined;
+      });
+      assert.ok(
+        passes.every((p) => p.durationMs > 0 && p.reason !== ''),
+        JSON.stringify(passes),
+      );
+    } finally {
+      await stopGraphController(graphs);
+    }
   });
 });
