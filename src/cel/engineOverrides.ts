@@ -51,12 +51,16 @@ interface CandidateSet {
 }
 
 interface Registry {
+  findMacro(name: string, hasReceiver: boolean, argCount: number): Declaration | false;
   operatorCandidates(op: string): CandidateSet;
   functionCandidates(receiver: boolean, name: string, argCount: number): CandidateSet;
   getType(name: string): unknown;
 }
 
 const replacements = new Map<Declaration, Declaration>();
+/** Macro declarations (parse-time expanders) by engine signature, see overrideMacro(). */
+const macroReplacements = new Map<string, Declaration>();
+const macroOriginals = new Map<string, Declaration>();
 const bySignature = new Map<string, Declaration>();
 /** Replacements whose declared return type overrides the one inferred for a type-parameter match. */
 const fixedReturnTypes = new Map<Declaration, unknown>();
@@ -110,15 +114,21 @@ function decorate<T extends Declaration | false | null>(d: T): T {
   return out as T;
 }
 
-function probe(): Registry {
-  if (registry) return registry;
-  const env = new Environment();
+/** The engine registry of a fresh environment, caught by a probe macro at parse time. */
+function registryOf(options?: { enableOptionalTypes: boolean }): Registry | undefined {
+  const env = new Environment(options);
   let found: Registry | undefined;
   env.registerFunction('kgraphOverridesProbe(ast): bool', (opts: { parser: { registry: Registry } }) => {
     found = opts.parser.registry;
     return { typeCheck: () => undefined, evaluate: () => true };
   });
   env.parse('kgraphOverridesProbe(1)');
+  return found;
+}
+
+function probe(): Registry {
+  if (registry) return registry;
+  const found = registryOf();
   if (!found || typeof found.operatorCandidates !== 'function') {
     throw new Error('cannot override CEL built-ins: the engine registry probe failed');
   }
@@ -167,6 +177,16 @@ function probe(): Registry {
       return swap(findFunction.call(this, argTypes, receiverType));
     };
     proto[WRAPPED] = true;
+  }
+  // Macros are looked up by the parser through the registry, not through a candidate set.
+  const registryProto = Object.getPrototypeOf(found) as Registry & { [WRAPPED]?: boolean };
+  if (!registryProto[WRAPPED]) {
+    const { findMacro } = registryProto;
+    registryProto.findMacro = function (this: Registry, name, hasReceiver, argCount) {
+      const d = findMacro.call(this, name, hasReceiver, argCount);
+      return (d && macroReplacements.get(d.signature)) || d;
+    };
+    registryProto[WRAPPED] = true;
   }
   registry = found;
   return found;
@@ -250,6 +270,40 @@ export function overrideFunction(
  */
 export function overrideBuiltin(signature: string, handler: Handler): void {
   overrideFunction(signature, () => handler);
+}
+
+/** What a macro expander returns to the parser: the engine calls its `typeCheck` and `evaluate`. */
+export interface MacroExpansion {
+  typeCheck?: (...args: never[]) => unknown;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * Replaces the parse-time expander of a built-in macro-style function (declared with `ast`
+ * parameters, e.g. `optional<dyn>.orValue(ast): dyn`); `wrap` receives the original expander and
+ * typically decorates the expansion it returns (its `typeCheck` or `evaluate`).
+ */
+export function overrideMacro(
+  signature: string,
+  wrap: (original: (opts: unknown) => MacroExpansion) => (opts: unknown) => MacroExpansion,
+): void {
+  probe();
+  // The optional library (orValue, or…) is only registered in environments that enable it.
+  const reg = registryOf({ enableOptionalTypes: true });
+  const m = /^(?:(.+?)\.)?([A-Za-z_][A-Za-z0-9_]*)\(([^)]*)\):/.exec(signature);
+  if (!m || !reg) throw new Error(`bad macro signature: ${signature}`);
+  const argCount = m[3] === '' ? 0 : (m[3] ?? '').split(',').length;
+  // The engine's own declaration, also when overridden before (the last override wins).
+  const original = macroOriginals.get(signature) ?? reg.findMacro(m[2] ?? '', m[1] !== undefined, argCount);
+  if (!original || original.signature !== signature) {
+    throw new Error(`cannot override CEL macro ${signature}: not found`);
+  }
+  const handler = wrap(original.handler as unknown as (opts: unknown) => MacroExpansion);
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(original) as object) as object, original, {
+    handler,
+  }) as unknown as Declaration;
+  macroOriginals.set(signature, original);
+  macroReplacements.set(signature, Object.freeze(copy));
 }
 
 export function engineError(code: string, message: string): Error {

@@ -1,5 +1,5 @@
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { engineError, overrideFunction, overrideOperator } from './engineOverrides.ts';
+import { engineError, overrideFunction, overrideMacro, overrideOperator } from './engineOverrides.ts';
 import { durationNanos } from './macros/compare.ts';
 import { celEquals } from './operators.ts';
 import { installTimezoneAccessors } from './timezones.ts';
@@ -208,6 +208,53 @@ function installConversionFixes(): void {
 function installOptionalFixes(): void {
   // optional.none() is declared optional<T> with T unbound, which breaks selection and indexing on it.
   overrideFunction('OptionalNamespace.none(): optional<T>', (original) => original, 'optional<dyn>');
+  overrideMacro('optional<dyn>.orValue(ast): dyn', (original) => (opts) => {
+    const expansion = original(opts);
+    const typeCheck = expansion.typeCheck as OrValueTypeCheck | undefined;
+    if (typeCheck === undefined) return expansion;
+    return { ...expansion, typeCheck: orValueAcceptingNull(typeCheck) };
+  });
+}
+
+type TypeLike = { readonly kind: string; readonly name: string; readonly valueType?: TypeLike };
+interface OrValueMacro {
+  readonly receiver: unknown;
+  readonly arg: unknown;
+}
+interface OrValueChecker {
+  readonly dynType: TypeLike;
+  check(ast: unknown, ctx: unknown): TypeLike;
+}
+type OrValueTypeCheck = (check: OrValueChecker, macro: OrValueMacro, ctx: unknown) => TypeLike;
+
+/** Types cel-go's checker lets `null` unify with (its legacy nullability): messages, well-known and opaque types. */
+function legacyNullable(t: TypeLike): boolean {
+  return (
+    t.kind === 'message' ||
+    t.kind === 'optional' ||
+    t.name === TS ||
+    t.name === DUR ||
+    t.name === 'google.protobuf.Any'
+  );
+}
+
+/**
+ * `opt.orValue(null)` on an optional timestamp, duration or object: the engine refuses to unify `null`
+ * with the value type, cel-go accepts it. Typed `dyn` here (cel-go: `T`): the engine picks `==` by static
+ * type, and its timestamp equality would call a null operand unequal to `null`.
+ */
+function orValueAcceptingNull(typeCheck: OrValueTypeCheck): OrValueTypeCheck {
+  return (check, macro, ctx) => {
+    try {
+      return typeCheck(check, macro, ctx);
+    } catch (err) {
+      const receiver = check.check(macro.receiver, ctx);
+      const value = receiver.kind === 'optional' ? receiver.valueType : undefined;
+      const arg = check.check(macro.arg, ctx);
+      if (value !== undefined && arg.name === 'null' && legacyNullable(value)) return check.dynType;
+      throw err;
+    }
+  };
 }
 
 export function installEngineFixes(): void {

@@ -88,6 +88,17 @@ function identify(
   if (!scope.namespaced) return { apiVersion, kind, name };
   let namespace = metadata?.namespace;
   if (typeof namespace !== 'string' || namespace === '') {
+    // A cluster-scoped instance has no namespace to lend (design/rgd.md §19.4): its namespaced children must name
+    // theirs, and an expression that yields "" is the author's to fix, as kro reports it, not `default`.
+    if (pass.compiled.rgd?.scope === 'Cluster') {
+      throw new ExprStop(
+        'error',
+        RuntimeCode.BadIdentity,
+        `rendered object${where} has an empty metadata.namespace: a namespaced resource of a cluster-scoped instance must set one`,
+        '',
+        'metadata.namespace',
+      );
+    }
     namespace = pass.namespace;
     obj.metadata = { ...metadata, namespace };
   }

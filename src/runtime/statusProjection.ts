@@ -5,9 +5,9 @@
 
 import { KgraphError } from '../diag/diagnostic.ts';
 import type { Pass } from './pass.ts';
-import { ExprStop, formatPath, OMITTED, renderTree, type Steps } from './payload.ts';
+import { ExprStop, evalStandalone, formatPath, OMITTED, renderTree, type Steps } from './payload.ts';
 import type { RuntimeIssue } from './types.ts';
-import { celToPlain, type PlainValue } from './values.ts';
+import { celToPlain, isOptionalValue, type PlainValue } from './values.ts';
 
 /** RGD status projection (design/rgd.md §20.2): each field rendered on its own; pending fields are left out. */
 export function* projectStatus(
@@ -20,7 +20,10 @@ export function* projectStatus(
     if (field.path[0] === 'conditions') continue; // custom conditions: ./conditions.ts
     let value: unknown;
     try {
-      value = yield* renderTree(pass.host, { t: 'expr', slot: field.slot }, scope);
+      value =
+        field.slot.mode === 'standalone'
+          ? yield* evalStandalone(pass.host, field.slot, scope)
+          : yield* renderTree(pass.host, { t: 'expr', slot: field.slot }, scope);
     } catch (err) {
       if (err instanceof ExprStop) {
         if (err.kind === 'error') {
@@ -36,7 +39,12 @@ export function* projectStatus(
       }
       throw err;
     }
-    if (value === OMITTED) continue;
+    if (value === OMITTED || pass.host.isOmit(value)) continue;
+    // An empty optional leaves the field out, as kro's status does (a null would fail the CRD's type).
+    if (isOptionalValue(value)) {
+      if (!value.hasValue()) continue;
+      value = value.value();
+    }
     try {
       setPath(status, field.path, celToPlain(value));
     } catch (err) {

@@ -86,6 +86,7 @@ export async function convergePasses(input: ConvergeInput): Promise<ConvergeOutc
     result = await withSpan('evaluate', { 'kgraph.pass': pass }, async () => input.evaluate(observed));
     for (const g of passInterest.gets) interest.gets.add(g);
     for (const l of passInterest.lists) interest.lists.add(l);
+    for (const [k, v] of passInterest.kinds) interest.kinds.set(k, v);
     if (input.reads && ledger.denied.length > 0) {
       // The evaluation saw less than the cluster holds: nothing of it may be written.
       state.forbidden = readForbiddenMessage(ledger, input.reads.subject);

@@ -98,6 +98,8 @@ export interface Interest {
   lists: Set<string>;
   /** Kinds (and namespaces) that had no synced informer, or no resolved type, during the pass. */
   missing: Map<string, MissingWatch>;
+  /** Every kind (and namespace) read, for the health of the watches behind the reads (watchHealth). */
+  kinds: Map<string, MissingWatch>;
 }
 
 export interface MissingWatch {
@@ -107,7 +109,19 @@ export interface MissingWatch {
 }
 
 export function newInterest(): Interest {
-  return { gets: new Set(), lists: new Set(), missing: new Map() };
+  return { gets: new Set(), lists: new Set(), missing: new Map(), kinds: new Map() };
+}
+
+function noteKind(i: Interest, apiVersion: string, kind: string, namespace: string | undefined): void {
+  i.kinds.set(`${apiVersion}|${kind}|${namespace ?? '*'}`, { apiVersion, kind, namespace });
+}
+
+/** What the watches behind some reads are doing (an RGD instance's WatchesHealthy condition). */
+export interface WatchHealth {
+  /** `Kind.apiVersion` whose informer is starting or has not listed yet. */
+  pending: string[];
+  /** `Kind.apiVersion: why` whose type is not served or whose informer keeps failing before its first list. */
+  blocked: string[];
 }
 
 function noteMissing(i: Interest, apiVersion: string, kind: string, namespace: string | undefined): void {
@@ -242,6 +256,33 @@ export class WatchSet {
     return inf;
   }
 
+  /** The health of the informers behind these reads (design/rgd.md §20.5). */
+  watchHealth(kinds: Iterable<MissingWatch>): WatchHealth {
+    const pending = new Set<string>();
+    const blocked = new Map<string, string>();
+    for (const k of kinds) {
+      const name = `${k.kind}.${k.apiVersion}`;
+      const t = this.types.get(gvkKey(k.apiVersion, k.kind));
+      if (!t || (t.info === null && t.failedAt === undefined)) {
+        pending.add(name);
+        continue;
+      }
+      if (t.info === null) {
+        blocked.set(name, 'the API server does not serve this kind');
+        continue;
+      }
+      const inf = this.informers.get(`${gvkKey(k.apiVersion, k.kind)}|${this.scope(t.info, k.namespace)}`);
+      if (inf?.hasSynced()) continue;
+      if (inf && inf.stats.errors > 0) blocked.set(name, 'listing it keeps failing');
+      else pending.add(name);
+    }
+    for (const b of blocked.keys()) pending.delete(b);
+    return {
+      pending: [...pending].sort(),
+      blocked: [...blocked].map(([n, why]) => `${n}: ${why}`).sort(),
+    };
+  }
+
   private syncedInformer(apiVersion: string, kind: string, scope: string): Informer | undefined {
     const inf = this.informers.get(`${gvkKey(apiVersion, kind)}|${scope}`);
     return inf?.hasSynced() ? inf : undefined;
@@ -318,6 +359,7 @@ export class WatchSet {
       get: (id) => {
         const key = identityKey(id);
         interest.gets.add(key);
+        noteKind(interest, id.apiVersion, id.kind, id.namespace);
         const cached = this.cachedGet(id, interest);
         const recent = this.recent.get(key);
         if (!recent) return cached;
@@ -337,6 +379,7 @@ export class WatchSet {
       },
       list: (apiVersion, kind, namespace, selector) => {
         interest.lists.add(`${gvkKey(apiVersion, kind)}|${namespace ?? '*'}`);
+        noteKind(interest, apiVersion, kind, namespace);
         return this.cachedList(apiVersion, kind, namespace, selector, interest);
       },
       servedType: (apiVersion, kind) => {

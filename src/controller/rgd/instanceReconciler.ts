@@ -1,7 +1,7 @@
 /**
  * One pass over one RGD instance (design/rgd.md §20, design/graph.md §21–§23), on the reconcile core shared with Graphs:
  *
- *   suspended? → nothing.  deleting? → children in waves (deletion.ts), then the finalizer goes.
+ *   deleting? → children in waves (deletion.ts), then the finalizer goes (suspended or not).  suspended? → nothing.
  *   parent metadata (design/graph.md §23.3 labels, finalizer, ApplySet inventory = recorded ∪ desired) → evaluate with the
  *   instance as `schema` (ready-gated) → apply children as `kro.run/applyset`, forced → evaluate again
  *   while writes unlock dependents → prune the ApplySet (only after every apply succeeded; never what a
@@ -70,6 +70,8 @@ import {
 import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
 import { revisionErrorStatus } from './revisionResolver.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
+import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
+import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';
 
 /** The generated API an instance belongs to, and the graph it is reconciled with. */
 export interface InstanceApi {
@@ -199,13 +201,14 @@ export class InstanceReconciler {
     const interest = newInterest();
     const inst = this.deps.instances.get(served, namespace, name);
     if (!inst) return { kind: 'gone', reason: 'NotFound', interest };
-    if (isSuspended(inst.metadata.annotations)) {
-      await this.markSuspended(served, inst);
-      return { kind: 'converged', reason: 'Suspended', interest };
-    }
+    // Deletion first: a suspended instance that is deleted still deletes its children (kro's order).
     if (inst.metadata.deletionTimestamp) {
       const identity = identityOf(served, inst);
       return this.finalize(served, inst, identity, interest, this.actingAs(served, identity).writer);
+    }
+    if (isSuspended(inst.metadata.annotations)) {
+      await this.markSuspended(served, inst);
+      return { kind: 'converged', reason: 'Suspended', interest };
     }
     // The revision of this pass (design/rgd.md §19.7): an unavailable one stops the instance, no fallback.
     const api = this.deps.resolveRevision ? await this.deps.resolveRevision(served, inst) : served;
@@ -225,14 +228,17 @@ export class InstanceReconciler {
       this.convergeChildren(api, inst, identity, acting, interest),
     );
     if (!converged) return { kind: 'gone', reason: 'NotFound', interest };
-    const { passes } = converged;
+    const { passes, terminating } = converged;
     const convergedAt = Date.now();
-    const pruned = await withSpan('prune', {}, () =>
-      this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
-    );
+    // A child held in deletion: nothing was applied, nothing is pruned; the status says which (terminating.ts).
+    const pruned = terminating
+      ? { parent: converged.parent, errors: [], pruned: [] }
+      : await withSpan('prune', {}, () =>
+          this.pruneIfSafe(api, converged.parent, identity, acting.writer, passes),
+        );
     const prunedAt = Date.now();
     const { outcome, status } = await withSpan('status', {}, () =>
-      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest),
+      this.finalizeState(api, inst, pruned.parent, identity, passes, pruned.errors, interest, terminating),
     );
     // What the pass did, for its events, history and trace (core/passReport.ts).
     const before = parseConditions(inst as unknown as Record<string, unknown>);
@@ -267,10 +273,11 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     acting: ActingAs,
     interest: Interest,
-  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome } | undefined> {
+  ): Promise<{ parent: KubeObject; passes: ConvergeOutcome; terminating?: TerminatingChild } | undefined> {
     let parent: KubeObject = inst;
     let parentWritten = false;
     let vanished = false;
+    let terminating: TerminatingChild | undefined;
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -302,6 +309,8 @@ export class InstanceReconciler {
         refuse: (d, observed) => otherApplySet(d, observed, identity.applySetId),
       },
       beforeApply: async (desired): Promise<BeforeApply> => {
+        terminating = firstTerminating(desired, this.deps.watches.view(interest));
+        if (terminating) return { proceed: false, error: terminatingMessage(terminating) };
         // Record every GroupKind and namespace about to be written before writing it (design/graph.md §22.2 step 2).
         const recorded = readInventory(parent.metadata.annotations);
         const union = unionInventory(
@@ -336,7 +345,7 @@ export class InstanceReconciler {
       if (!next) return undefined;
       parent = next;
     }
-    return { parent, passes };
+    return terminating ? { parent, passes, terminating } : { parent, passes };
   }
 
   /**
@@ -387,11 +396,21 @@ export class InstanceReconciler {
     passes: ConvergeOutcome,
     pruneErrors: string[],
     interest: Interest,
+    terminating?: TerminatingChild,
   ): Promise<{ outcome: ReconcileOutcome; status: InstanceStatus }> {
     const { result, state } = passes;
     const status = state.forbidden
       ? this.forbiddenStatus(inst, result, state.forbidden)
-      : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+      : terminating
+        ? this.instanceStatus(api.compiled, inst, result, undefined, [], [], terminating)
+        : this.instanceStatus(api.compiled, inst, result, state.hardError, state.conflicts, pruneErrors);
+    status.conditions = withWatchesHealthy(
+      status.conditions,
+      parseConditions(inst as unknown as Record<string, unknown>),
+      watchesHealthyInput(this.deps.watches.watchHealth(interest.kinds.values())),
+      inst.metadata.generation ?? 0,
+      () => this.now(),
+    );
     await this.writeStatus(api, parent, status);
 
     const uid = identity.uid;
@@ -470,6 +489,7 @@ export class InstanceReconciler {
     hardError: string | undefined,
     conflicts: string[],
     pruneErrors: string[],
+    terminating?: TerminatingChild,
   ): InstanceStatus {
     const gen = inst.metadata.generation ?? 0;
     const prev = parseConditions(inst as unknown as Record<string, unknown>);
@@ -488,6 +508,9 @@ export class InstanceReconciler {
     if (evalErrors.length > 0) {
       ready = { status: 'Unknown', reason: 'ResolutionFailed', message: 'the graph did not resolve' };
       state = 'ERROR';
+    } else if (terminating) {
+      ready = { status: 'False', reason: 'ResourceDeleting', message: terminatingMessage(terminating) };
+      state = 'IN_PROGRESS';
     } else if (applyProblem) {
       ready = {
         status: 'False',

@@ -126,7 +126,7 @@ export function builtinsForConditions(conditions: readonly Condition[]): Builtin
 
 /**
  * The conditions written when the RGD declares custom ones (design/rgd.md §20.3): the authored conditions in
- * declaration order (the first of a type wins), timestamps kept while a status does not change. When
+ * declaration order (a type produced twice is dropped, degraded), timestamps kept while a status does not change. When
  * an entry was data pending (`incomplete`), the previously written condition of every authored type
  * that produced nothing this pass is kept. `degraded` (some entry failed) makes the state ERROR; only
  * the conditions that evaluated are written (design/rgd.md §20.3).
@@ -138,7 +138,12 @@ export function customInstanceConditions(
   now: () => string,
 ): { conditions: Condition[]; degraded: boolean } {
   const out: Condition[] = [];
-  const seen = new Set<string>();
+  // A type two entries produced at run time (a computed type; literal duplicates are refused at compile
+  // time) is dropped altogether and the instance degraded, as kro does: neither copy is the author's answer.
+  const count = new Map<string, number>();
+  for (const c of custom.conditions) count.set(c.type, (count.get(c.type) ?? 0) + 1);
+  const duplicated = new Set([...count].filter(([, n]) => n > 1).map(([t]) => t));
+  const seen = new Set<string>(duplicated);
   for (const c of custom.conditions) {
     if (seen.has(c.type)) continue;
     seen.add(c.type);
@@ -153,5 +158,5 @@ export function customInstanceConditions(
       }
     }
   }
-  return { conditions: out, degraded: custom.errors.length > 0 };
+  return { conditions: out, degraded: custom.errors.length > 0 || duplicated.size > 0 };
 }

@@ -67,7 +67,9 @@ export function stampChild(
   labels[LABEL_KRO_VERSION] = KGRAPH_VERSION;
   labels[LABEL_INSTANCE_ID] = inst.uid;
   labels[LABEL_INSTANCE_NAME] = name.value;
-  labels[LABEL_INSTANCE_NAMESPACE] = inst.namespace;
+  // A cluster-scoped instance has no namespace: its children carry no such label, as kro's carry none.
+  if (inst.namespace !== '') labels[LABEL_INSTANCE_NAMESPACE] = inst.namespace;
+  else delete labels[LABEL_INSTANCE_NAMESPACE];
   labels[LABEL_INSTANCE_GROUP] = group.value;
   labels[LABEL_INSTANCE_VERSION] = inst.version;
   labels[LABEL_INSTANCE_KIND] = inst.kind;

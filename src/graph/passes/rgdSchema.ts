@@ -90,8 +90,13 @@ export function compileRgd(
  * this RGD's own custom condition types on `schema` (the instance's conditions are written from
  * them, so the lookup would read its own output).
  */
+/** kro's built-in instance condition types: `runtime.condition(schema, T)` reads them, never the author's. */
+const BUILTIN_CONDITION_TYPES = new Set(['InstanceManaged', 'GraphResolved', 'ResourcesReady', 'Ready']);
+
 export function checkCustomConditions(s: CompilerState, status: StatusField[]): void {
-  const TYPE = /(?:['"]type['"]|\btype)\s*:\s*(['"])([^'"]+)\1/g;
+  // A literal type only: `type: 'A'` followed by the entry's end, not `type: 'Same-' + x` (kro's check reads
+  // map literals whose `type` value is a string literal; a computed type is deduplicated at run time).
+  const TYPE = /(?:['"]type['"]|\btype)\s*:\s*(['"])([^'"]+)\1(?=\s*[,}])/g;
   const LOOKUP = /runtime\.condition\(\s*schema\s*,\s*(['"])([^'"]+)\1/g;
   const own = new Map<string, ExprSlot>();
   for (const f of status) {
@@ -119,7 +124,8 @@ export function checkCustomConditions(s: CompilerState, status: StatusField[]): 
     for (const p of slot.parts) {
       if (typeof p === 'string') continue;
       for (const m of p.cel.matchAll(LOOKUP)) {
-        if (!own.has(m[2]!)) continue;
+        // The built-in types read kro's own value even when the author overrides them on the wire.
+        if (!own.has(m[2]!) || BUILTIN_CONDITION_TYPES.has(m[2]!)) continue;
         const loc = slotLocations.get(slot);
         s.ctx.error(
           GraphCode.OwnConditionLookup,
@@ -173,7 +179,8 @@ export function compileStatus(
     if (typeof p === 'string') continue;
     for (const r of p.refs) if (r.target) reads.add(r.target);
   }
-  if (reads.size === 0 && !hadErrors) {
+  // A custom condition may be a constant (`runtime.newCondition({type: 'X', status: 'True', …})`), as kro allows.
+  if (reads.size === 0 && !hadErrors && !inConditions) {
     ctx.error(
       GraphCode.StatusReferencesNothing,
       `status field status.${formatPath(path)} references no resource and no schema field; a constant is not a status`,

@@ -264,4 +264,32 @@ describe('kro conformance: readiness', () => {
     await waitState(client, h, 'TestDependencyReadiness', name, 'ACTIVE');
     await deleteInstanceThenRgd(client, h, 'TestDependencyReadiness', name, 'kro-ready-dependencies');
   });
+
+  it('blocks a dependent Job until the first Job is complete (readyWhen with orValue(null))', async () => {
+    const name = 'test-jobs';
+    const sleeper = (text: string, seconds: number) => ({
+      name: 'sleeper',
+      command: ['sh', '-c', `echo 'Job ${text} starting' && sleep ${seconds} && echo 'Job ${text} complete'`],
+    });
+    await define('kro-ready-jobs', { kind: 'TestJobs', spec: { name: 'string' } }, [
+      {
+        id: 'job1',
+        template: job('${schema.spec.name}-job1', sleeper('1', 5)),
+        readyWhen: ['${job1.status.?completionTime.orValue(null) != null}'],
+      },
+      {
+        id: 'job2',
+        template: job('${schema.spec.name}-job2', sleeper('2', 1), { 'depends-on': '${job1.metadata.name}' }),
+        readyWhen: ['${job2.status.?completionTime.orValue(null) != null}'],
+      },
+    ]);
+    await applyInstance(client, instance(h, 'TestJobs', 'test-jobs-instance', { name }));
+    await present(client, jobRef(h.ns, `${name}-job1`));
+    await staysAbsent(client, jobRef(h.ns, `${name}-job2`), 5_000);
+    await markJobComplete(client, h.ns, `${name}-job1`);
+    await present(client, jobRef(h.ns, `${name}-job2`));
+    await markJobComplete(client, h.ns, `${name}-job2`);
+    await waitState(client, h, 'TestJobs', 'test-jobs-instance', 'ACTIVE');
+    await deleteInstanceThenRgd(client, h, 'TestJobs', 'test-jobs-instance', 'kro-ready-jobs');
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { baseEnvironment, CelCode } from '../../../src/cel/index.ts';
+import { baseEnvironment, CelCode, check } from '../../../src/cel/index.ts';
 import { errorOf, evalValue, typeOf } from './core.helpers.ts';
 
 const env = baseEnvironment().extend({ variables: { o: 'dyn' } });
@@ -44,6 +44,29 @@ describe('optionals', () => {
       assert.equal(v(`optional.ofNonZeroValue(${nonZero}).hasValue()`), true, nonZero);
     }
     assert.equal(v('optional.ofNonZeroValue(o.s).orValue("default")'), 'default');
+  });
+
+  it('orValue(null) on an optional timestamp, duration or object is accepted (dyn, null when absent), as cel-go does', () => {
+    // kro's dependency_readiness scenario: `job1.status.?completionTime.orValue(null) != null`.
+    const job = baseEnvironment().extend({
+      setup: (e) =>
+        e.registerType({ name: 'JobStatus', schema: { completionTime: 'google.protobuf.Timestamp' } }),
+      variables: { status: 'JobStatus' },
+    });
+    const done = new Date('2026-01-02T03:04:05Z');
+    const source = 'status.?completionTime.orValue(null) != null';
+    assert.deepEqual(check(source, job), { ok: true, value: 'bool' });
+    assert.equal(evalValue(job, source, { status: {} }), false);
+    assert.equal(evalValue(job, source, { status: { completionTime: done } }), true);
+    assert.equal(evalValue(job, 'status.?completionTime.orValue(null) == null', { status: {} }), true);
+    assert.deepEqual(check('status.?completionTime.orValue(null)', job), { ok: true, value: 'dyn' });
+    assert.equal(evalValue(job, 'status.?completionTime.orValue(null)', { status: {} }), null);
+    assert.deepEqual(check('optional.of(duration("1s")).orValue(null)', env), { ok: true, value: 'dyn' });
+    assert.deepEqual(check('optional.of(status).orValue(null)', job), { ok: true, value: 'dyn' });
+    // Not nullable in cel-go either: scalars, lists and maps.
+    for (const value of ['1', '"s"', '[1]', '{"a": 1}']) {
+      assert.equal(errorOf(env, `optional.of(${value}).orValue(null)`).code, CelCode.Type, value);
+    }
   });
 
   it('optional entries in list and map literals (rewritten by our layer)', () => {

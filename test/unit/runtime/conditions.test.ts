@@ -152,4 +152,26 @@ describe('custom conditions', () => {
     );
     assert.equal(flipped.degraded, true);
   });
+
+  it('customInstanceConditions: a type produced twice at run time is dropped and degrades (kro)', () => {
+    const r = customInstanceConditions(
+      [],
+      {
+        conditions: [
+          { type: 'Survivor', status: 'True', reason: '', message: '' },
+          { type: 'Same-demo', status: 'True', reason: '', message: '' },
+          { type: 'Same-demo', status: 'False', reason: '', message: '' },
+        ],
+        incomplete: false,
+        errors: [],
+      },
+      1,
+      () => 't1',
+    );
+    assert.deepEqual(
+      r.conditions.map((c) => c.type),
+      ['Survivor'],
+    );
+    assert.equal(r.degraded, true);
+  });
 });

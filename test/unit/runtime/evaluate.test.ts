@@ -494,6 +494,67 @@ describe('RGD instance and status projection', () => {
     assert.deepEqual(running.status, { available: 3, name: 'web', conn: { host: 'web.svc' } });
   });
 
+  it('leaves out a status field whose expression yields an empty optional (kro: the field is absent)', () => {
+    const withOptionals = buildGraph(
+      [
+        {
+          id: 'deployment',
+          kind: 'template',
+          payload: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'web' },
+            spec: { replicas: 3 },
+          },
+        },
+      ],
+      {
+        gating: 'ready',
+        status: {
+          available: '${deployment.status.?conditions[0].status}',
+          unavailable: '${deployment.status.?conditions[10]}',
+        },
+      },
+    );
+    const r = evaluate(withOptionals, {
+      instance,
+      observed: observedFromObjects([deployment({ conditions: [{ type: 'Available', status: 'True' }] })]),
+    });
+    assert.deepEqual(r.status, { available: 'True' });
+  });
+
+  it('a cluster-scoped instance whose namespaced child renders an empty namespace: an error naming metadata.namespace', () => {
+    const g = buildGraph(
+      [
+        {
+          id: 'cm',
+          kind: 'template',
+          payload: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: '${schema.spec.name}', namespace: '${schema.spec.targetNamespace}' },
+          },
+        },
+      ],
+      { gating: 'ready', status: {} },
+    );
+    if (g.rgd) g.rgd.scope = 'Cluster';
+    const inst: KubeObject = {
+      apiVersion: 'kro.run/v1alpha1',
+      kind: 'Test',
+      metadata: { name: 'c' },
+      spec: { name: 'x', targetNamespace: '' },
+    };
+    const r = evaluate(g, { instance: inst, observed: none });
+    assert.equal(node(r, 'cm').state, 'error');
+    assert.match(node(r, 'cm').error?.message ?? '', /metadata\.namespace/);
+    const ok = evaluate(g, {
+      instance: { ...inst, spec: { name: 'x', targetNamespace: 'team-a' } },
+      observed: none,
+    });
+    assert.equal(node(ok, 'cm').state, 'waiting');
+  });
+
   it('without an instance, nodes reading schema are pending', () => {
     const r = evaluate(rgd, { observed: none });
     assert.equal(node(r, 'deployment').state, 'pending');
