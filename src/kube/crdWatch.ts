@@ -35,6 +35,19 @@ export function crdApiVersions(crd: KubeObject): string[] {
   );
 }
 
+/**
+ * A CRD as a cache that only reacts to CRD changes keeps it (a transform): names, group, scope, versions
+ * without their schemas, status; no managedFields. A cluster's CRDs with their schemas are megabytes.
+ */
+export function crdWithoutSchemas(crd: KubeObject): KubeObject {
+  delete crd.metadata.managedFields;
+  const spec = isRecord(crd.spec) ? crd.spec : undefined;
+  if (spec && Array.isArray(spec.versions)) {
+    for (const v of spec.versions) if (isRecord(v)) delete v.schema;
+  }
+  return crd;
+}
+
 /** Starts the CRD informer; `stop()` it on shutdown. */
 export function watchCRDs(client: RestClient, opts: CrdWatchOptions = {}): Informer {
   const inf = new Informer(client, {

@@ -18,6 +18,7 @@ export * from './connectivity.ts';
 export * from './crdWatch.ts';
 export * from './discovery.ts';
 export * from './errors.ts';
+export * from './fence.ts';
 export * from './informer.ts';
 export * from './informerSet.ts';
 export * from './liveSchema.ts';

@@ -14,6 +14,7 @@ import type http from 'node:http';
 import { Connectivity } from './connectivity.ts';
 import { Discovery, type ResourceInfo } from './discovery.ts';
 import { isApiError } from './errors.ts';
+import { type WriteFence, WriteFencedError } from './fence.ts';
 import type { KubeConfig } from './kubeconfig.ts';
 import { RequestCounters } from './metrics.ts';
 import { labelSelector, parseApiVersion, type QueryValue, resourcePath } from './paths.ts';
@@ -132,6 +133,8 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 /** State shared by a client and its impersonating copies (internal: pass only what another client exposes). */
 export interface RestClientShared extends TransportShared {
   discovery: Discovery | undefined;
+  /** Asked before every write of the client and its copies (fence.ts). */
+  fence?: WriteFence;
 }
 
 export class RestClient {
@@ -418,8 +421,19 @@ export class RestClient {
     return res.stream;
   }
 
+  /**
+   * Fences every write of this client and its copies (fence.ts): from now on each request other than a
+   * GET asks `fence` first and fails with WriteFencedError when it refuses.
+   */
+  setWriteFence(fence: WriteFence | undefined): void {
+    this.shared.fence = fence;
+  }
+
   /** One request through the transport (transport.ts), as this client's identity unless the call says otherwise. */
   private send(req: RawRequest, streaming: boolean): Promise<Answer> {
+    const refused = req.method !== 'GET' ? this.shared.fence?.refusal() : undefined;
+    if (refused !== undefined)
+      return Promise.reject(new WriteFencedError(refused, `${req.method} ${req.path}`));
     return sendWithRetry(this.shared, this.impersonation, req, streaming);
   }
 

@@ -52,6 +52,10 @@ app.kubernetes.io/component: controller
 {{- default .Release.Namespace .Values.controllers.planes.namespace }}
 {{- end }}
 
+{{- define "kgraph.replicasMode" -}}
+{{- .Values.config.replicasMode | default (ternary "active-passive" "single" .Values.config.enableLeaderElection) }}
+{{- end }}
+
 {{- define "kgraph.leaseNamespace" -}}
 {{- default .Release.Namespace .Values.config.leaderElectionNamespace }}
 {{- end }}

@@ -20,6 +20,7 @@ interface ControllerCliOptions {
   metricsAddr: string;
   healthAddr: string;
   leaderElect?: boolean;
+  replicasMode: string;
   leaderElectionNamespace?: string;
   leaseDuration: string;
   installCrd: boolean;
@@ -54,7 +55,15 @@ export function registerControllerCommand(program: Command): void {
     .option('--concurrency <n>', 'Graphs reconciled in parallel', '1')
     .option('--metrics-addr <addr>', 'Prometheus /metrics address ("0" disables)', ':8080')
     .option('--health-addr <addr>', '/healthz and /readyz address ("0" disables)', ':8081')
-    .option('--leader-elect', 'elect a leader on a Lease before reconciling')
+    .option(
+      '--leader-elect',
+      'elect a leader on a Lease before reconciling (= --replicas-mode active-passive)',
+    )
+    .option(
+      '--replicas-mode <mode>',
+      'single (this process does everything), active-passive (one leader reconciles, others wait) or sharded (replicas share the buckets through Leases; docs/operations.md)',
+      'single',
+    )
     .option('--leader-election-namespace <ns>', 'namespace of the Lease (default: POD_NAMESPACE or default)')
     .option(
       '--lease-duration <duration>',
@@ -134,6 +143,12 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
   if (opts.singleReplica && !opts.planes) throw new Error('--single-replica needs --planes');
   if (opts.singleReplica && opts.leaderElect)
     throw new Error('--single-replica and --leader-elect exclude each other: the Lease decides who sweeps');
+  const mode = opts.leaderElect ? 'active-passive' : opts.replicasMode;
+  if (!['single', 'active-passive', 'sharded'].includes(mode))
+    throw new Error('--replicas-mode must be single, active-passive or sharded');
+  if (opts.leaderElect && opts.replicasMode === 'sharded')
+    throw new Error('--leader-elect and --replicas-mode sharded exclude each other');
+  if (mode === 'sharded' && opts.planes) throw new Error('--replicas-mode sharded does not run --planes');
   const concurrency = positiveInteger(opts.concurrency, '--concurrency');
   const rgdConcurrency = positiveInteger(opts.rgdConcurrency, '--rgd-concurrency');
   const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);
@@ -146,8 +161,13 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
     throw new Error('--no-graphs and --no-rgds leave nothing to do');
   const log = await commandLogger('kgraph-controller', opts.logLevel, opts.logFormat);
   // The controllers' writes skip the server's strict decoding (core/writeDefaults.ts).
+  const identity = `${hostname()}_${process.pid}`;
+  // Sharded, each replica's requests carry its identity (the API server's audit log tells them apart).
+  const userAgent = mode === 'sharded' ? { userAgent: `kgraph/0.1 replica/${identity}` } : {};
   const management = (): ReturnType<typeof controllerClient> =>
-    controllerClient(connect(opts.kubeconfig, opts.context ? { context: opts.context } : {}));
+    controllerClient(
+      connect(opts.kubeconfig, { ...(opts.context ? { context: opts.context } : {}), ...userAgent }),
+    );
   const client = management();
   return Manager.create({
     client,
@@ -178,7 +198,16 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       : {}),
     ...(opts.namespace ? { namespaces: opts.namespace } : {}),
     installCrds: opts.installCrd,
-    ...(opts.leaderElect
+    ...(mode === 'sharded'
+      ? {
+          sharding: {
+            namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
+            identity,
+            leaseDurationMs: leaseMs,
+          },
+        }
+      : {}),
+    ...(mode === 'active-passive'
       ? {
           leaderElection: {
             namespace: opts.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default',
@@ -195,7 +224,7 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
       historyPerObject,
     },
     onLostLeadership: () => {
-      log.error('exiting: leadership lost');
+      log.error(mode === 'sharded' ? 'exiting: membership or coordination lost' : 'exiting: leadership lost');
       process.exit(1);
     },
   });

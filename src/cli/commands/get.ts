@@ -110,7 +110,10 @@ export function registerGetCommand(program: Command): void {
   program
     .command('get')
     .description('show RGD instances and, under each, its resources with their states (instance → children)')
-    .argument('<kind>', 'the instance kind an RGD serves (e.g. WebApplication)')
+    .argument(
+      '<kind>',
+      'the instance kind an RGD serves (e.g. WebApplication), or `shards` (sharded replicas; -n: their namespace)',
+    )
     .argument('[name]', 'one instance')
     .option('--kubeconfig <path>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context')
@@ -126,6 +129,15 @@ export function registerGetCommand(program: Command): void {
     .action(async (kind: string, name: string | undefined, opts: GetOptions) => {
       const client = connect(opts.kubeconfig, opts.context ? { context: opts.context } : {});
       try {
+        if (kind === 'shards' && !name) {
+          // The sharded replicas of a controller (-n: the namespace of their Leases and map).
+          const { formatShards, shardsView } = await import('../shards.ts');
+          const v = await shardsView(client, opts.namespace ?? 'default');
+          process.stdout.write(
+            opts.output === 'json' ? `${JSON.stringify(v, null, 2)}\n` : `${formatShards(v)}\n`,
+          );
+          return;
+        }
         const { rgd, schema } = await findRgd(client, kind);
         const apiVersion = `${schema.group}/${schema.apiVersion}`;
         const ns =

@@ -57,6 +57,8 @@ export async function releaseContributions(
 ): Promise<{ kept: Contribution[]; errors: string[] }> {
   const kept: Contribution[] = [];
   const errors: string[] = [];
+  // Patch targets are not our objects: found in the whole kind's cache (design/sharding.md §1).
+  watches.declareForeign({ kinds: retired.map((c) => `${c.apiVersion}/${c.kind}`), dynamic: false });
   for (const c of retired) {
     await watches.prepare(c.apiVersion, c.kind, [c.namespace]).catch(() => undefined);
     const target = watches.peek(idOf(c));

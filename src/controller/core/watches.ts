@@ -56,7 +56,15 @@ export interface WatchSetOptions {
    * one of them reads only the objects with that label value, not every cached object of the kind.
    */
   indexLabels?: readonly string[];
+  /**
+   * Cache only the objects this label selector matches, for kinds no graph reads without owning them
+   * (design/sharding.md §1; childScope.ts). Absent: every informer holds the whole kind.
+   */
+  childSelector?: string;
 }
+
+/** What one informer of a kind holds: the owned children only, or every object of the kind. */
+type Reach = 'owned' | 'all';
 
 interface TypeEntry {
   info: TypeInfo | null;
@@ -133,6 +141,10 @@ export class WatchSet {
   private readonly opts: WatchSetOptions;
   private readonly types = new Map<string, TypeEntry>();
   private readonly informers = new Map<string, Informer>();
+  /** `apiVersion/kind` of the kinds some graph reads without owning them: cached whole. */
+  private readonly foreign = new Set<string>();
+  /** A graph reads a kind only known at evaluation without owning it: every kind is cached whole. */
+  private allForeign = false;
   /** identityKey → the object a write returned (or null for a delete), newer than the cache for a while. */
   private readonly recent = new Map<string, { obj: KubeObject | null; uid?: string; at: number }>();
   /** The versions owners' writes produced (children here, Graphs by the reconciler): echoes. */
@@ -172,6 +184,28 @@ export class WatchSet {
     return this.informers.size;
   }
 
+  /** How many objects the informers hold (per-replica cache size: metrics, benchmarks). */
+  cachedObjectCount(): number {
+    let n = 0;
+    for (const inf of this.informers.values()) n += inf.size;
+    return n;
+  }
+
+  /**
+   * Records the kinds a graph reads without owning them (childScope.ts `foreignReads`): from now on
+   * they are cached whole. Call before the graph's first evaluation.
+   */
+  declareForeign(reads: { kinds: Iterable<string>; dynamic: boolean }): void {
+    if (!this.opts.childSelector) return;
+    if (reads.dynamic) this.allForeign = true;
+    for (const k of reads.kinds) this.foreign.add(k);
+  }
+
+  private reachOf(apiVersion: string, kind: string): Reach {
+    if (!this.opts.childSelector || this.allForeign) return 'all';
+    return this.foreign.has(gvkKey(apiVersion, kind)) ? 'all' : 'owned';
+  }
+
   /** Resolves the type and starts (and syncs) the informers a kind needs. */
   async prepare(
     apiVersion: string,
@@ -181,7 +215,8 @@ export class WatchSet {
     const t = await this.resolveType(apiVersion, kind);
     if (!t.info || !t.plural) return;
     const scopes = new Set(namespaces.map((ns) => this.scope(t.info as TypeInfo, ns)));
-    await Promise.all([...scopes].map((s) => this.informer(apiVersion, kind, t.plural as string, s)));
+    const reach = this.reachOf(apiVersion, kind);
+    await Promise.all([...scopes].map((s) => this.informer(apiVersion, kind, t.plural as string, s, reach)));
   }
 
   private async resolveType(apiVersion: string, kind: string): Promise<TypeEntry> {
@@ -216,12 +251,20 @@ export class WatchSet {
     return ns;
   }
 
-  private async informer(apiVersion: string, kind: string, plural: string, scope: string): Promise<Informer> {
-    const key = `${gvkKey(apiVersion, kind)}|${scope}`;
+  private async informer(
+    apiVersion: string,
+    kind: string,
+    plural: string,
+    scope: string,
+    reach: Reach,
+  ): Promise<Informer> {
+    const key = `${gvkKey(apiVersion, kind)}|${scope}|${reach}`;
     let inf = this.informers.get(key);
     if (!inf) {
+      const selector = reach === 'owned' ? this.opts.childSelector : undefined;
       inf = new Informer(this.client, {
         target: { apiVersion, plural, ...(scope === '*' ? {} : { namespace: scope }) },
+        ...(selector ? { labelSelector: selector } : {}),
         ...(this.opts.resyncMs ? { resyncMs: this.opts.resyncMs } : {}),
         ...(this.opts.onError ? { onError: this.opts.onError } : {}),
         ...(this.opts.keepManager ? { transform: keepManagedFields(this.opts.keepManager) } : {}),
@@ -253,6 +296,15 @@ export class WatchSet {
       inf.start();
     }
     await inf.waitForSync(60_000);
+    if (reach === 'all') {
+      // The whole kind is cached now: the owned-only informer it supersedes goes.
+      const ownedKey = `${gvkKey(apiVersion, kind)}|${scope}|owned`;
+      const owned = this.informers.get(ownedKey);
+      if (owned) {
+        this.informers.delete(ownedKey);
+        await owned.stop();
+      }
+    }
     return inf;
   }
 
@@ -271,9 +323,13 @@ export class WatchSet {
         blocked.set(name, 'the API server does not serve this kind');
         continue;
       }
-      const inf = this.informers.get(`${gvkKey(k.apiVersion, k.kind)}|${this.scope(t.info, k.namespace)}`);
-      if (inf?.hasSynced()) continue;
-      if (inf && inf.stats.errors > 0) blocked.set(name, 'listing it keeps failing');
+      const scope = this.scope(t.info, k.namespace);
+      if (this.syncedInformer(k.apiVersion, k.kind, scope)) continue;
+      const base = `${gvkKey(k.apiVersion, k.kind)}|${scope}`;
+      const failing = [this.informers.get(`${base}|all`), this.informers.get(`${base}|owned`)].some(
+        (inf) => inf !== undefined && inf.stats.errors > 0,
+      );
+      if (failing) blocked.set(name, 'listing it keeps failing');
       else pending.add(name);
     }
     for (const b of blocked.keys()) pending.delete(b);
@@ -283,9 +339,17 @@ export class WatchSet {
     };
   }
 
+  /**
+   * The synced informer reads of a kind consult: the whole kind's when it runs; the owned-only one
+   * unless the kind is read without being owned (then its reads wait for the whole kind: missing).
+   */
   private syncedInformer(apiVersion: string, kind: string, scope: string): Informer | undefined {
-    const inf = this.informers.get(`${gvkKey(apiVersion, kind)}|${scope}`);
-    return inf?.hasSynced() ? inf : undefined;
+    const base = `${gvkKey(apiVersion, kind)}|${scope}`;
+    const all = this.informers.get(`${base}|all`);
+    if (all?.hasSynced()) return all;
+    if (this.reachOf(apiVersion, kind) === 'all') return undefined;
+    const owned = this.informers.get(`${base}|owned`);
+    return owned?.hasSynced() ? owned : undefined;
   }
 
   /**

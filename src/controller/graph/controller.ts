@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { kubectlNameIn } from '../../diag/objectName.ts';
 import {
   crdApiVersions,
+  crdWithoutSchemas,
   dropManagedFields,
   Informer,
   type KubeObject,
@@ -16,6 +17,7 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import { withSpan, writerOf } from '../../kube/tracing/tracing.ts';
+import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
@@ -38,6 +40,12 @@ import { serviceAccountNameOf } from './serviceAccount.ts';
 export interface ControllerOptions {
   /** The controller's own identity: watches, status writes; Graph writes impersonate (design/graph.md §24). */
   client: RestClient;
+  /**
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
+   * children outside it are neither cached nor reconciled here.
+   * @default every object
+   */
+  shardSelector?: string;
   /**
    * Reconcile only Graphs of these namespaces (and watch namespaced kinds only there).
    * @default all namespaces
@@ -133,6 +141,8 @@ export class GraphController {
       // The reconciler reads the field sets of its own managers only (no-op applies, ownership of
       // UIDs, releases); other managers' entries are dropped from the cache.
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: childSelector(opts.shardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({
@@ -171,6 +181,7 @@ export class GraphController {
     for (const ns of namespaces) {
       const inf = new Informer(this.client, {
         target: { apiVersion: GRAPH_API_VERSION, plural: GRAPH_PLURAL, ...(ns ? { namespace: ns } : {}) },
+        ...(this.opts.shardSelector ? { labelSelector: this.opts.shardSelector } : {}),
         resyncMs: this.opts.resyncMs ?? 36_000_000,
         onError: (e) => this.log.debug({ err: String(e) }, 'graph watch error'),
         // Nothing reads who owns a Graph's fields (status is forced, the finalizer is a preconditioned
@@ -209,6 +220,8 @@ export class GraphController {
     }
     this.crdInformer = watchCRDs(this.client, {
       discovery: this.client.discovery,
+      // Only which apiVersions changed matters here (design/sharding.md §1: what a cluster holds besides our objects).
+      transform: crdWithoutSchemas,
       onChange: (crd) => {
         this.watches.invalidateTypes(crdApiVersions(crd));
         this.reconciler.invalidateCompiled();
@@ -232,6 +245,11 @@ export class GraphController {
       { namespaces: this.opts.namespaces ?? 'all', concurrency: this.opts.concurrency ?? 1 },
       'controller started',
     );
+  }
+
+  /** Graphs and children in the caches (a replica's share when sharded, design/sharding.md §4). */
+  cachedObjects(): number {
+    return this.graphInformers.reduce((n, i) => n + i.size, 0) + this.watches.cachedObjectCount();
   }
 
   /** True once started and the Graph caches are synced. */

@@ -21,6 +21,8 @@ import type { NodeResult } from '../../runtime/types.ts';
 import { ApplyMemory } from '../core/applyMemory.ts';
 import { managerEntry } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
+import { foreignReads } from '../core/childScope.ts';
 import { type Condition, conditionMarker } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import { type DesiredObject, type DesiredPatch, idOf } from '../core/desired.ts';
@@ -288,6 +290,7 @@ export class GraphReconciler {
           applyLayer: item.node.applyLayer,
           graphUid: pass.uid,
           ...(item.collection ? { collection: item.collection } : {}),
+          ...bucketStamp(graph),
         }),
       patchOwner: pass.uid,
       policy: { manager: pass.templateManager, force: false, protectedManager: isGraphManager },
@@ -322,6 +325,7 @@ export class GraphReconciler {
   /** Informers for every kind the graph may touch and every kind its inventory holds. */
   private async prepareWatches(compiled: CompiledGraph, prev: GraphStatus, namespace: string): Promise<void> {
     const { watches } = this.deps;
+    watches.declareForeign(foreignReads(compiled));
     await Promise.all(compiled.requiredKinds.map((k) => watches.prepare(k.apiVersion, k.kind, [namespace])));
     await Promise.all(
       prev.managedResources.map((r) => watches.prepare(r.apiVersion, r.kind, [r.namespace ?? namespace])),

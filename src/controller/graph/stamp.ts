@@ -4,6 +4,7 @@
  */
 
 import { isRecord } from '../../diag/record.ts';
+import { LABEL_BUCKET } from '../core/bucket.ts';
 import {
   ANNOTATION_APPLY_ORDER,
   ANNOTATION_NODE_PATH,
@@ -21,6 +22,8 @@ export interface StampInfo {
   graphUid: string;
   /** For collection items. */
   collection?: { index: number; size: number };
+  /** The Graph's `kgraph.dev/bucket` label, copied onto every child (design/sharding.md §2). */
+  bucket?: string;
 }
 
 function stringMap(v: unknown): Record<string, string> {
@@ -34,6 +37,7 @@ export function stampTemplate(obj: Record<string, unknown>, info: StampInfo): Re
   const labels: Record<string, string> = { ...stringMap(meta.labels) };
   const annotations: Record<string, string> = { ...stringMap(meta.annotations) };
   labels[LABEL_NODE_ID] = labelValue(info.nodePath).value;
+  if (info.bucket !== undefined) labels[LABEL_BUCKET] = info.bucket;
   if (info.collection) {
     labels[LABEL_COLLECTION_INDEX] = String(info.collection.index);
     labels[LABEL_COLLECTION_SIZE] = String(info.collection.size);

@@ -20,6 +20,7 @@ import { LeaderElector } from './leaderElection.ts';
 import { exposition } from './metricsEndpoint.ts';
 import { buildObservability, historyAnswer, type ObserveOptions } from './observe.ts';
 import { serve } from './probes.ts';
+import type { Assignment, ShardedHost, ShardingOptions } from './shardedHost.ts';
 
 /** One controller as the manager drives it. */
 export interface Runnable {
@@ -34,6 +35,8 @@ export interface Runnable {
   readonly registry: Registry | undefined;
   /** Series only this controller has (rendered even when its `registry` is not: the RGD's revisions). */
   readonly ownSeries?: Registry;
+  /** Objects in its caches. */
+  cachedObjects?(): number;
 }
 
 export interface GraphsOptions {
@@ -103,6 +106,11 @@ export interface ManagerOptions {
   onLostLeadership?: () => void;
   /** Events and reconcile history (host/observe.ts). @default events on, 20 passes per object */
   observe?: ObserveOptions;
+  /**
+   * Run as one of several sharded replicas (design/sharding.md §3): controllers for the buckets the shard
+   * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
+   */
+  sharding?: ShardingOptions;
 }
 
 export class Manager {
@@ -112,6 +120,7 @@ export class Manager {
   readonly observe: Observability;
   private readonly servers: http.Server[] = [];
   private elector: LeaderElector | undefined;
+  private sharded: ShardedHost | undefined;
   private started = false;
 
   private constructor(
@@ -129,6 +138,8 @@ export class Manager {
   /** Builds the controllers the options ask for (importing only their modules). */
   static async create(opts: ManagerOptions): Promise<Manager> {
     if (!opts.graphs && !opts.rgds && !opts.planes) throw new Error('the manager has no controller to run');
+    if (opts.sharding)
+      return (await import('./shardedManager.ts')).shardedManager(opts, opts.sharding, Manager.withSharded);
     // Both sides check reads as ServiceAccounts: one cache and one RBAC watch serve them, so an
     // answer is asked once and RBAC events are decoded once.
     const sharedReads =
@@ -154,19 +165,34 @@ export class Manager {
     return holder.manager;
   }
 
+  /** A manager whose controllers a sharded host builds and rebuilds (shardedManager.ts). */
+  static withSharded(
+    opts: ManagerOptions,
+    sharded: ShardedHost,
+    observe: Observability,
+    sharedReads?: SharedReadAccess,
+  ): Manager {
+    const m = new Manager(opts, [], sharedReads, observe);
+    m.sharded = sharded;
+    return m;
+  }
+
   /** True while this replica holds the Lease (always true without leader election, once started). */
   get isLeader(): boolean {
+    if (this.sharded) return this.sharded.isCoordinator;
     return this.elector ? this.elector.isLeader() : this.started;
   }
 
   /** Every controller ready; a standby replica (not leader) counts as ready: it waits for the Lease. */
   ready(): boolean {
+    if (this.sharded) return this.sharded.ready();
     if (this.elector && !this.elector.isLeader()) return true;
     return this.started && this.runnables.every((r) => r.ready());
   }
 
   /** Nothing queued or being processed in the Graph and RGD controllers (planes queues are not tracked). */
   idle(): boolean {
+    if (this.sharded) return this.sharded.idle();
     return this.runnables.every((r) => r.idle?.() ?? true);
   }
 
@@ -176,6 +202,10 @@ export class Manager {
    */
   async start(): Promise<void> {
     await this.serveEndpoints();
+    if (this.sharded) {
+      await this.sharded.start();
+      return;
+    }
     const le = this.opts.leaderElection;
     if (!le) {
       await this.startRunnables();
@@ -210,6 +240,7 @@ export class Manager {
   async stop(): Promise<void> {
     const elector = this.elector;
     this.elector = undefined;
+    await this.sharded?.stop();
     for (const r of [...this.runnables].reverse()) await r.stop();
     await this.sharedReads?.watch.stop();
     await this.observe.stop();
@@ -231,10 +262,12 @@ export class Manager {
   private async serveEndpoints(): Promise<void> {
     const { metricsAddr, healthAddr } = this.opts;
     const probes = { healthy: () => true, ready: () => this.ready() };
+    const sharded = this.sharded;
     if (metricsAddr && metricsAddr !== '0') {
       this.servers.push(
         await serve(metricsAddr, {
-          metrics: exposition(this.registries()),
+          // Sharded, the controllers change with the assignment: merged anew per scrape.
+          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
           history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),
@@ -261,11 +294,12 @@ export class Manager {
   }
 }
 
-async function graphRunnable(
+export async function graphRunnable(
   opts: ManagerOptions,
   graphs: GraphsOptions,
   sharedReads: SharedReadAccess | undefined,
   observe: Observability,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { GraphController } = await import('../graph/controller.ts');
   const c = new GraphController({
@@ -273,18 +307,23 @@ async function graphRunnable(
     ...(sharedReads ? { sharedReads } : {}),
     ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     concurrency: graphs.concurrency ?? 1,
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
     observe,
   });
-  return runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats()));
+  return {
+    ...runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats())),
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
-async function rgdRunnable(
+export async function rgdRunnable(
   opts: ManagerOptions,
   rgds: RgdsOptions,
   sharedReads: SharedReadAccess | undefined,
   observe: Observability,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const { RgdController } = await import('../rgd/controller.ts');
   const c = new RgdController({
@@ -295,11 +334,16 @@ async function rgdRunnable(
     concurrency: rgds.concurrency ?? 1,
     deleteCrds: rgds.deleteCrds === true,
     ...(rgds.maxGraphRevisions !== undefined ? { maxGraphRevisions: rgds.maxGraphRevisions } : {}),
-    installCrd: opts.installCrds ?? true,
+    ...(shard ? { shardSelector: shard.selector, registration: shard.coordinator } : {}),
+    installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
     observe,
   });
-  return { ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()), ownSeries: c.revisionSeries };
+  return {
+    ...runnable('rgds', c, c.metrics.registry, () => c.isIdle()),
+    ownSeries: c.revisionSeries,
+    cachedObjects: () => c.cachedObjects(),
+  };
 }
 
 async function planesRunnable(

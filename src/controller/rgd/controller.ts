@@ -15,6 +15,7 @@ import {
   watchCRDs,
 } from '../../kube/index.ts';
 import type { ObjectIdentity } from '../../runtime/observed.ts';
+import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import type { EventRecord } from '../core/events/recorder.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
@@ -45,6 +46,18 @@ export interface RgdControllerOptions {
    * @default all RGDs
    */
   rgdSelector?: string;
+  /**
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
+   * children outside it are neither cached nor reconciled here.
+   * @default every object
+   */
+  shardSelector?: string;
+  /**
+   * Register RGDs (finalizer, CRD, status, GraphRevisions); false on a sharded replica that is not the
+   * coordinator: it only serves the instances of RGDs the coordinator registered (design/sharding.md §6).
+   * @default true
+   */
+  registration?: boolean;
   /**
    * Watch instances (and their children) only in these namespaces.
    * @default all namespaces
@@ -148,6 +161,8 @@ export class RgdController {
       keepManager: isChildCacheManager,
       // listChildren selects an instance's children by their ApplySet label: indexed, it reads only them.
       indexLabels: [LABEL_APPLYSET_PART_OF],
+      // Child informers hold kgraph's own objects only (design/sharding.md §1).
+      childSelector: childSelector(opts.shardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({
@@ -185,6 +200,7 @@ export class RgdController {
       versions: new GroupKindVersions(this.client.discovery),
       log: this.log,
       ...(namespaces ? { namespaces } : {}),
+      ...(opts.shardSelector ? { instanceSelector: opts.shardSelector } : {}),
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
@@ -227,14 +243,18 @@ export class RgdController {
       log: this.log,
       ...(opts.observe ? { observe: opts.observe } : {}),
       deleteCrds: opts.deleteCrds ?? false,
-      revisions: new GraphRevisions({
-        client: this.client,
-        log: this.log,
-        maxRevisions: opts.maxGraphRevisions ?? 5,
-        inUse: (rgd) => this.revisionsInUse(rgd),
-        metrics: revisionMetrics(this.revisionSeries),
-        ...(opts.observe ? { observe: opts.observe } : {}),
-      }),
+      ...(opts.registration === false
+        ? { follower: true }
+        : {
+            revisions: new GraphRevisions({
+              client: this.client,
+              log: this.log,
+              maxRevisions: opts.maxGraphRevisions ?? 5,
+              inUse: (rgd) => this.revisionsInUse(rgd),
+              metrics: revisionMetrics(this.revisionSeries),
+              ...(opts.observe ? { observe: opts.observe } : {}),
+            }),
+          }),
     });
   }
 
@@ -335,7 +355,8 @@ export class RgdController {
     this.queue.retryOnReconnect(this.client.connectivity);
     this.server.queue.retryOnReconnect(this.client.connectivity);
     this.server.start(this.opts.concurrency ?? 1);
-    await this.rollouts.start();
+    // Rollouts are the registering replica's (a sharded follower only serves instances: design/sharding.md §6).
+    if (this.opts.registration !== false) await this.rollouts.start();
     this.running = this.queue.run(
       async (name) => {
         const outcome = await this.registrar.reconcile(name);
@@ -381,6 +402,11 @@ export class RgdController {
   resyncAll(): void {
     for (const r of this.rgdInformer?.list() ?? []) this.queue.add(r.metadata.name ?? '');
     this.server.enqueueAll();
+  }
+
+  /** Instances and children in the caches (a replica's share when sharded, design/sharding.md §4). */
+  cachedObjects(): number {
+    return this.server.instanceCount() + this.watches.cachedObjectCount();
   }
 
   /** Started and synced (or waiting for the RGD CRD to be installed: nothing to serve yet). */

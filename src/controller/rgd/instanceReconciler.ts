@@ -25,6 +25,8 @@ import { customConditionsWith, evaluate } from '../../runtime/evaluate.ts';
 import type { EvaluationResult, NodeResult } from '../../runtime/types.ts';
 import { appliedFieldsAgree } from '../core/applyNeeded.ts';
 import { WaitBackoff } from '../core/backoff.ts';
+import { bucketStamp } from '../core/bucket.ts';
+import { foreignReads } from '../core/childScope.ts';
 import type { ConditionStatus } from '../core/conditions.ts';
 import { type BeforeApply, type ConvergeOutcome, convergePasses } from '../core/converge.ts';
 import type { DesiredObject } from '../core/desired.ts';
@@ -278,6 +280,7 @@ export class InstanceReconciler {
     let parentWritten = false;
     let vanished = false;
     let terminating: TerminatingChild | undefined;
+    this.deps.watches.declareForeign(foreignReads(api.compiled));
     const passes = await convergePasses({
       watches: this.deps.watches,
       ...(acting.reads ? { reads: acting.reads } : {}),
@@ -750,6 +753,8 @@ function identityOf(api: InstanceApi, inst: KubeObject): InstanceIdentity {
     version: api.version,
     kind: api.kind,
     applySetId: applySetId(name, namespace, api.kind, api.group),
+    // The instance's bucket label, which its children carry too (design/sharding.md §2).
+    ...bucketStamp(inst),
   };
 }
 

@@ -60,6 +60,8 @@ export interface InstanceServerOptions {
   log: Logger;
   /** Watch instances only in these namespaces (undefined: all). */
   namespaces?: readonly string[];
+  /** Cache and reconcile only the instances this label selector matches (a replica's buckets). */
+  instanceSelector?: string;
   resyncMs: number;
   maxCollectionSize?: number;
   applyConcurrency?: number;
@@ -167,6 +169,7 @@ export class InstanceServer {
           plural: api.plural,
           ...(ns ? { namespace: ns } : {}),
         },
+        ...(this.opts.instanceSelector ? { labelSelector: this.opts.instanceSelector } : {}),
         resyncMs: this.opts.resyncMs,
         onError: (e) => this.opts.log.debug({ err: String(e), kind: api.kind }, 'instance watch error'),
         transform: rgdCacheTransforms.instance,

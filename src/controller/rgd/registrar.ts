@@ -60,6 +60,12 @@ export interface RegistrarDeps {
   log: Logger;
   /** Issues GraphRevisions for accepted specs (design/rgd.md §19.5); without it none are issued. */
   revisions?: GraphRevisions;
+  /**
+   * Serve instances of RGDs another replica registers (design/sharding.md §6): no finalizer, CRD or
+   * status writes; an RGD is served once its CRD, as this replica would generate it, is established.
+   * @default false
+   */
+  follower?: boolean;
   /** Delete the generated CRD (and so every instance) when its RGD is deleted (default false, design/rgd.md §19.4). */
   deleteCrds?: boolean;
   /** Where the RGD's events go (core/observability.ts). */
@@ -149,11 +155,11 @@ export class RgdRegistrar {
       // Deleting (design/rgd.md §19.6): stop serving, wait for the instance reconciles in flight, clean up,
       // and only then let the RGD go.
       await this.retire(name);
-      await removeRgdFinalizer(this.deps.client, cached);
+      if (!this.deps.follower) await removeRgdFinalizer(this.deps.client, cached);
       return { kind: 'gone', reason: 'Deleted' };
     }
     // kro marks every RGD it reconciles as managed before anything else.
-    const rgd = await ensureRgdFinalizer(this.deps.client, cached);
+    const rgd = this.deps.follower ? cached : await ensureRgdFinalizer(this.deps.client, cached);
     if (!rgd) return { kind: 'gone', reason: 'NotFound' };
     const uid = rgd.metadata.uid ?? '';
     const gen = rgd.metadata.generation ?? 0;
@@ -356,6 +362,17 @@ export class RgdRegistrar {
   ): Promise<Part | undefined> {
     const crdName = crd.metadata.name;
     let current = existing;
+    const agrees = appliedFieldsAgree(
+      crd as unknown as Record<string, unknown>,
+      existing as unknown as Record<string, unknown> | undefined,
+      CONTROLLER_MANAGER,
+    );
+    if (this.deps.follower) {
+      // The coordinator applies it; its CRD event brings this RGD back.
+      return agrees && current && established(current)
+        ? undefined
+        : { status: 'False', reason: 'WaitingForCoordinator', message: `CRD ${crdName} is not applied yet` };
+    }
     if (
       !appliedFieldsAgree(
         crd as unknown as Record<string, unknown>,
@@ -397,7 +414,7 @@ export class RgdRegistrar {
       this.settling.delete(k.uid);
     }
     this.known.delete(name);
-    if (!k?.crdName || !this.deps.deleteCrds) return;
+    if (!k?.crdName || !this.deps.deleteCrds || this.deps.follower) return;
     const crd = this.deps.crds.get(k.crdName);
     if (crd?.metadata.labels?.[LABEL_RGD_NAME] !== name) return;
     try {
@@ -419,6 +436,7 @@ export class RgdRegistrar {
     compiled: CompiledGraph | undefined,
     parts: { accepted: Part; kind: Part; controller: Part },
   ): Promise<void> {
+    if (this.deps.follower) return; // the coordinator's
     const uid = rgd.metadata.uid ?? '';
     const cached = this.lastStatus.get(uid);
     const rv = Number(rgd.metadata.resourceVersion);

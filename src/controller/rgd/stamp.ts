@@ -5,6 +5,7 @@
  */
 
 import { isRecord } from '../../diag/record.ts';
+import { LABEL_BUCKET } from '../core/bucket.ts';
 import type { TemplateItem } from '../core/desired.ts';
 import {
   ANNOTATION_APPLY_ORDER,
@@ -44,6 +45,8 @@ export interface InstanceIdentity {
   version: string;
   kind: string;
   applySetId: string;
+  /** The instance's `kgraph.dev/bucket` label, copied onto every child (design/sharding.md §2). */
+  bucket?: string;
 }
 
 function stringMap(v: unknown): Record<string, string> {
@@ -76,6 +79,7 @@ export function stampChild(
   labels[LABEL_MANAGED_BY] = 'kro';
   labels[LABEL_NODE_ID] = node.value;
   labels[LABEL_APPLYSET_PART_OF] = inst.applySetId;
+  if (inst.bucket !== undefined) labels[LABEL_BUCKET] = inst.bucket;
   if (item.collection) {
     labels[LABEL_COLLECTION_INDEX] = String(item.collection.index);
     labels[LABEL_COLLECTION_SIZE] = String(item.collection.size);

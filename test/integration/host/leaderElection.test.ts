@@ -79,4 +79,41 @@ describe('leader election on a Lease', () => {
     assert.equal((lease.spec as { leaseTransitions: number }).leaseTransitions, 1);
     await b.stop();
   });
+
+  it("judges expiry by the time it observed, never by the holder's renewTime (clock skew)", async () => {
+    const lease = (name: string, renewMs: number) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: ns },
+      spec: {
+        holderIdentity: 'skewed',
+        leaseDurationSeconds: 2,
+        renewTime: microTime(renewMs),
+        acquireTime: microTime(renewMs),
+      },
+    });
+    // A holder whose clock runs an hour ahead, then silent: taken once seen unchanged for the duration.
+    await client.create(lease('ahead', Date.now() + 3_600_000));
+    const log: string[] = [];
+    const a = candidate('ahead', 'a', log);
+    const t0 = Date.now();
+    a.start();
+    await eventually('a takes the silent Lease', async () => a.isLeader() || undefined, 10_000);
+    assert.ok(Date.now() - t0 >= 1_900, `waited the lease duration (${Date.now() - t0} ms)`);
+    await a.stop();
+    // A holder whose clock runs an hour behind but who keeps renewing: never taken.
+    const behind = await client.create(lease('behind', Date.now() - 3_600_000));
+    const b = candidate('behind', 'b', log);
+    b.start();
+    let current = behind;
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      current = await client.update({
+        ...current,
+        spec: { ...(current.spec as object), renewTime: microTime(Date.now() - 3_600_000 + i) },
+      });
+    }
+    assert.equal(b.isLeader(), false, 'a renewing holder keeps its Lease whatever its clock says');
+    await b.stop();
+  });
 });

@@ -67,7 +67,7 @@ describe('kro conformance: collection behaviour and watches', () => {
       const conds = ((i?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []) as Cond[];
       return conds.some((c) => (c.message ?? '').includes('1000')) ? i : undefined;
     });
-    assert.notEqual((o?.status as { state?: string }).state, 'ACTIVE');
+    assert.notEqual((o?.status as { state?: string } | undefined)?.state, 'ACTIVE');
   });
 
   it('corrects drift on collection items in every namespace the collection spans', async () => {

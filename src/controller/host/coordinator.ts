@@ -1,0 +1,141 @@
+/**
+ * The shard coordinator (design/sharding.md §3): run by whichever replica holds the leader Lease. Every
+ * retry period it reads the membership Leases, judges each one live by how long *it* has seen it
+ * unchanged (never by the holder's renewTime: clocks differ), plans the next shard map from the live
+ * replicas and the epochs they acknowledged (shardPlan.ts) and writes it when it changed. Leases of
+ * replicas gone for ten lease durations are deleted.
+ */
+import type { Logger } from 'pino';
+import { isRecord } from '../../diag/record.ts';
+import { isApiError, type KubeObject, type RestClient, sleep } from '../../kube/index.ts';
+import { ANNOTATION_ACKED_EPOCH, ANNOTATION_REPLICA_IDENTITY, LABEL_REPLICA } from './replicaLease.ts';
+import { shardMapOf, shardMapTarget, writeShardMap } from './shardMapStore.ts';
+import { emptyShardMap, nextShardMap, type ShardMap } from './shardPlan.ts';
+
+export interface CoordinatorOptions {
+  client: RestClient;
+  namespace: string;
+  leaseDurationMs: number;
+  retryPeriodMs: number;
+  log: Logger;
+  /** Told after every map written. */
+  onMapWritten?: (map: ShardMap) => void;
+}
+
+interface Observed {
+  rv: string;
+  at: number;
+  identity: string;
+  acked: number;
+  held: boolean;
+}
+
+export class ShardCoordinator {
+  private readonly o: CoordinatorOptions;
+  private readonly observed = new Map<string, Observed>();
+  private loop: Promise<void> | undefined;
+  private abort: AbortController | undefined;
+  /** Map writes since start (tests, metrics). */
+  writes = 0;
+
+  constructor(opts: CoordinatorOptions) {
+    this.o = opts;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.abort = new AbortController();
+    const signal = this.abort.signal;
+    this.loop = (async () => {
+      while (!signal.aborted) {
+        try {
+          await this.step(performance.now());
+        } catch (e) {
+          this.o.log.debug({ err: String(e) }, 'shard coordinator step failed');
+        }
+        await sleep(this.o.retryPeriodMs, signal).catch(() => undefined);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.abort?.abort();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  /** The identities whose Leases this coordinator judges live now. */
+  live(now = performance.now()): string[] {
+    return [...this.observed.values()]
+      .filter((o) => o.held && now - o.at < this.o.leaseDurationMs)
+      .map((o) => o.identity)
+      .sort();
+  }
+
+  /** One round: observe the Leases, plan, write. */
+  async step(now: number): Promise<void> {
+    const { client, namespace } = this.o;
+    const leases = await client.list(
+      { apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespace },
+      { labelSelector: LABEL_REPLICA },
+    );
+    const seen = new Set<string>();
+    for (const lease of leases.items) {
+      const name = lease.metadata.name ?? '';
+      seen.add(name);
+      const rv = lease.metadata.resourceVersion ?? '';
+      const prev = this.observed.get(name);
+      const spec = isRecord(lease.spec) ? lease.spec : {};
+      const holder = typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
+      const identity = lease.metadata.annotations?.[ANNOTATION_REPLICA_IDENTITY] ?? holder;
+      const acked = Number(lease.metadata.annotations?.[ANNOTATION_ACKED_EPOCH] ?? '-1');
+      // A Lease first seen counts from now: its holder gets one lease duration to show it renews.
+      const at = prev && prev.rv === rv ? prev.at : now;
+      this.observed.set(name, {
+        rv,
+        at,
+        identity,
+        acked: Number.isFinite(acked) ? acked : -1,
+        held: holder !== '',
+      });
+      if (now - at > 10 * this.o.leaseDurationMs) await this.deleteLease(lease);
+    }
+    for (const name of [...this.observed.keys()]) if (!seen.has(name)) this.observed.delete(name);
+
+    const current = await client.getOrUndefined(shardMapTarget(namespace));
+    const map = shardMapOf(current) ?? emptyShardMap();
+    const live = this.live(now);
+    const acked = new Map([...this.observed.values()].map((o) => [o.identity, o.acked]));
+    const next = nextShardMap(map, live, acked);
+    if (next === map && current) return;
+    try {
+      await writeShardMap(client, namespace, current, next);
+      this.writes++;
+      this.o.log.info({ epoch: next.epoch, live }, 'shard map written');
+      this.o.onMapWritten?.(next);
+    } catch (e) {
+      if (!(isApiError(e) && e.code === 409)) throw e;
+    }
+  }
+
+  private async deleteLease(lease: KubeObject): Promise<void> {
+    try {
+      await this.o.client.delete(
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          plural: 'leases',
+          namespace: this.o.namespace,
+          name: lease.metadata.name ?? '',
+        },
+        {
+          preconditions: {
+            uid: lease.metadata.uid ?? '',
+            resourceVersion: lease.metadata.resourceVersion ?? '',
+          },
+        },
+      );
+    } catch {
+      // renewed or deleted meanwhile
+    }
+  }
+}

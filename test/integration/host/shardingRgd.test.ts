@@ -1,0 +1,145 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are kgraph ${…} expressions, not JS templates
+/**
+ * Sharded replicas serving RGD instances (design/sharding.md §2, §6): the coordinator alone registers the
+ * RGD (its CRD and status: counted in the audit log by user agent); every top-level instance gets a
+ * bucket, its children carry it, and the two replicas each cache and reconcile their share.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { LABEL_BUCKET } from '../../../src/controller/core/bucket.ts';
+import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
+import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import { eventually } from '../../support/kube.ts';
+import { grantAll } from '../graph/support.ts';
+import {
+  type AuditedPlane,
+  auditedPlane,
+  auditWrites,
+  metric,
+  type Replica,
+  startReplica,
+  stopReplica,
+  waitReady,
+} from './shardingSupport.ts';
+
+const NS = 'sharded-rgd';
+const INSTANCES = 30;
+const GROUP = 'shard.example.com';
+
+const rgd: KubeObject = {
+  apiVersion: 'kro.run/v1alpha1',
+  kind: 'ResourceGraphDefinition',
+  metadata: { name: 'shardapp' },
+  spec: {
+    schema: { apiVersion: 'v1alpha1', kind: 'ShardApp', group: GROUP, spec: { v: 'string' } },
+    resources: [
+      {
+        id: 'cm',
+        template: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: '${schema.metadata.name}-cm' },
+          data: { v: '${schema.spec.v}' },
+        },
+      },
+    ],
+  },
+};
+
+describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
+  let plane: AuditedPlane;
+  let client: RestClient;
+  const replicas: Replica[] = [];
+
+  before(async () => {
+    plane = await auditedPlane();
+    client = plane.client;
+    await installRgdCrd(client);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await grantAll(client, NS, 'default');
+    for (let i = 0; i < 2; i++) replicas.push(await startReplica(plane.kubeconfigPath, NS, 5, 'rgds'));
+    await Promise.all(replicas.map((r) => waitReady(r)));
+  });
+  after(async () => {
+    for (const r of replicas) await stopReplica(r);
+    await plane?.stop();
+  });
+
+  it('the coordinator registers the RGD; the replicas split its instances', async () => {
+    await client.apply(rgd, { fieldManager: 'test', force: true });
+    await eventually(
+      'the RGD is Active',
+      async () => {
+        const r = await client.getOrUndefined({
+          apiVersion: 'kro.run/v1alpha1',
+          kind: 'ResourceGraphDefinition',
+          name: 'shardapp',
+        });
+        return (r?.status as { state?: string } | undefined)?.state === 'Active' ? r : undefined;
+      },
+      60_000,
+    );
+    client.discovery.invalidate(`${GROUP}/v1alpha1`);
+    for (let i = 0; i < INSTANCES; i++) {
+      await client.apply(
+        {
+          apiVersion: `${GROUP}/v1alpha1`,
+          kind: 'ShardApp',
+          metadata: { name: `a${i}`, namespace: NS },
+          spec: { v: `v${i}` },
+        },
+        { fieldManager: 'test', force: true },
+      );
+    }
+    await eventually(
+      'every instance converged',
+      async () => {
+        const cms = await client.list(
+          { apiVersion: 'v1', plural: 'configmaps', namespace: NS },
+          { labelSelector: 'kro.run/node-id' },
+        );
+        return cms.items.length === INSTANCES ? cms : undefined;
+      },
+      90_000,
+    );
+    const instances = await client.list({
+      apiVersion: `${GROUP}/v1alpha1`,
+      plural: 'shardapps',
+      namespace: NS,
+    });
+    const bucketOf = new Map(
+      instances.items.map((o) => [o.metadata.name, o.metadata.labels?.[LABEL_BUCKET]]),
+    );
+    const cms = await client.list(
+      { apiVersion: 'v1', plural: 'configmaps', namespace: NS },
+      { labelSelector: 'kro.run/node-id' },
+    );
+    for (const c of cms.items) {
+      const owner = (c.metadata.name ?? '').replace(/-cm$/, '');
+      assert.ok(bucketOf.get(owner), `instance ${owner} has a bucket`);
+      assert.equal(c.metadata.labels?.[LABEL_BUCKET], bucketOf.get(owner));
+    }
+    const cached = await eventually('both replicas report their share', async () => {
+      const n = (await Promise.all(
+        replicas.map((r) => metric(r, 'kgraph_shard_cached_objects')),
+      )) as number[];
+      return n.every((x) => x !== undefined) && n[0]! + n[1]! === 2 * INSTANCES ? n : undefined;
+    });
+    for (const n of cached) assert.ok(n > 0 && n < 2 * INSTANCES, String(cached));
+    // The RGD, its CRD and its status were written by one replica only: the coordinator.
+    const coordinator = await eventually('a coordinator', async () => {
+      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
+      return undefined;
+    });
+    const registrations = auditWrites(plane.auditPath).filter(
+      (w) =>
+        w.userAgent.includes('replica/') &&
+        (w.resource === 'resourcegraphdefinitions' || w.resource === 'customresourcedefinitions'),
+    );
+    assert.ok(registrations.length > 0);
+    assert.deepEqual(
+      [...new Set(registrations.map((w) => w.userAgent))],
+      [`kgraph/0.1 replica/${coordinator.identity}`],
+    );
+  });
+});
