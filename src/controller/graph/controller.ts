@@ -32,6 +32,7 @@ import { instrumentQueue } from '../core/standardMetrics.ts';
 import type { Interest, WatchEventInfo } from '../core/watches.ts';
 import { newsTo, WatchSet } from '../core/watches.ts';
 import { installGraphCrd } from './crd.ts';
+import { graphEvents } from './graphEvents.ts';
 import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
 import { GraphReconciler } from './reconciler.ts';
 import { serviceAccountNameOf } from './serviceAccount.ts';
@@ -338,6 +339,8 @@ export class GraphController {
         outcome,
         traceId,
       );
+      const uid = this.getGraph(ns, name)?.metadata.uid;
+      for (const e of graphEvents({ namespace: ns, name, uid }, outcome)) this.opts.observe.event(e);
     }
     trace?.({
       event: 'finished',
