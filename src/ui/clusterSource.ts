@@ -10,6 +10,12 @@
  */
 import { type CompileOutcome, GraphCompiler } from '../controller/core/graphCompiler.ts';
 import { newInterest, WatchSet } from '../controller/core/watches.ts';
+import {
+  ROLLOUT_API_VERSION,
+  ROLLOUT_GROUP,
+  ROLLOUT_KIND,
+  ROLLOUT_PLURAL,
+} from '../controller/rgd/rollout/names.ts';
 import { kubectlName, kubectlNameIn } from '../diag/objectName.ts';
 import { isRecord } from '../diag/record.ts';
 import { KRO_API_VERSION } from '../graph/kroApi.ts';
@@ -24,6 +30,7 @@ import {
 import { evaluate } from '../runtime/evaluate.ts';
 import type { ObjectIdentity } from '../runtime/observed.ts';
 import type { EvaluationResult } from '../runtime/types.ts';
+import { fleetOf, type UiFleet } from './fleetModel.ts';
 import { layoutSvg } from './layout.ts';
 import { type EntrySummary, entryKey, parseEntryKey, type UiCondition, type UiView } from './model.ts';
 import { conditionsOf } from './nodeStates.ts';
@@ -89,6 +96,10 @@ class ClusterSource implements UiSource {
   private graphInformers: Informer[] = [];
   private rgdInformer: Informer | undefined;
   private crdInformer: Informer | undefined;
+  /** GraphRollouts (the RGDs' fleet panels), once the cluster serves the kind. */
+  private rolloutInformer: Informer | undefined;
+  /** The user may not list and watch GraphRollouts: an RGD's view says so. */
+  private rolloutsDenied = false;
   /** `apiVersion/kind` → informer of RGD instances. */
   private readonly instanceInformers = new Map<string, Informer>();
   private readonly access = new Map<string, Access>();
@@ -182,14 +193,50 @@ class ClusterSource implements UiSource {
           this.compiler.invalidate();
           this.watches.invalidateTypes(crdApiVersions(crd));
           for (const [k, a] of this.access) if (a.state === 'unknown') this.access.delete(k);
-          void this.ensureInstanceInformers().then(() => this.changed());
+          void this.ensureInstanceInformers()
+            .then(() => this.ensureRolloutInformer())
+            .then(() => this.changed());
         },
       });
     }
     await Promise.all(this.graphInformers.map((i) => i.waitForSync(30_000).catch(() => undefined)));
     await this.rgdInformer?.waitForSync(30_000).catch(() => undefined);
     await this.ensureInstanceInformers();
+    await this.ensureRolloutInformer();
     this.changed();
+  }
+
+  /** The GraphRollout informer, when the kind is served and the user may list it (else no rollout is shown). */
+  private async ensureRolloutInformer(): Promise<void> {
+    if (this.rolloutInformer || this.closed) return;
+    try {
+      await this.client.discovery.resolveKind(ROLLOUT_API_VERSION, ROLLOUT_KIND);
+    } catch {
+      return; // not installed (yet): the CRD watch calls us again
+    }
+    this.rolloutsDenied = !(await this.mayWatch(ROLLOUT_GROUP, ROLLOUT_PLURAL));
+    if (this.rolloutsDenied) return;
+    if (this.rolloutInformer) return;
+    this.rolloutInformer = this.informer(ROLLOUT_API_VERSION, ROLLOUT_PLURAL);
+  }
+
+  /** The fleet panel of an RGD: its instances by revision and its rollout (same name as the RGD). */
+  private fleet(rgd: KubeObject, instances: Informer | undefined): UiFleet {
+    return fleetOf({
+      rgd,
+      instances: (instances?.list() ?? []).map((i) => ({
+        key: entryKey({
+          type: 'Instance',
+          apiVersion: i.apiVersion,
+          kind: i.kind,
+          name: i.metadata.name ?? '',
+          ...(i.metadata.namespace ? { namespace: i.metadata.namespace } : {}),
+        }),
+        metadata: i.metadata,
+        ready: readyOf(i, conditionsOf(i)).ready,
+      })),
+      rollout: this.rolloutInformer?.get(undefined, rgd.metadata.name ?? ''),
+    });
   }
 
   /** One informer per instance kind of the known RGDs, once the kind is served and readable. */
@@ -390,12 +437,14 @@ class ClusterSource implements UiSource {
       const note = kind
         ? `${count} instance(s) of ${kind.kind} (${kind.apiVersion})${inf ? '' : ' — the kind is not served (yet), or you may not list it'}; choose an instance for node states`
         : 'spec.schema has no kind';
+      const fleetNote = this.rolloutsDenied ? ' · you may not list GraphRollouts: no rollout is shown' : '';
       const title = kubectlName({
         apiVersion: rgd.apiVersion || KRO_API_VERSION,
         kind: rgd.kind || 'ResourceGraphDefinition',
         name: k.name,
       });
-      return this.finish(key, 'RGD', title, rgd, outcome, undefined, note);
+      const view = await this.finish(key, 'RGD', title, rgd, outcome, undefined, note + fleetNote);
+      return { ...view, fleet: this.fleet(rgd, inf) };
     }
     const inf = this.instanceInformers.get(`${k.apiVersion}/${k.kind}`);
     const instance = inf?.get(k.namespace, k.name);
@@ -451,6 +500,7 @@ class ClusterSource implements UiSource {
       ...[...this.instanceInformers.values()].map((i) => i.stop()),
       this.rgdInformer?.stop(),
       this.crdInformer?.stop(),
+      this.rolloutInformer?.stop(),
       this.watches.stop(),
     ]);
     if (this.opts.closeClient) this.client.close();

@@ -3,6 +3,7 @@
  * page is plain JavaScript, so this file is the one description of the contract; keep it flat and
  * JSON-safe (no BigInt, no Maps).
  */
+import type { UiFleet } from './fleetModel.ts';
 
 /** A node's state on the page: the engine's states, plus what only the controller learns (conflict). */
 export type UiNodeState =
@@ -141,6 +142,8 @@ export interface UiView {
   status?: string;
   /** A sentence for the page when something limits the view (e.g. an RGD without instances). */
   note?: string;
+  /** RGDs: the instances by revision and the GraphRollout's progress (fleetModel.ts). */
+  fleet?: UiFleet;
 }
 
 /** The key of an entry; the page treats it as opaque. */

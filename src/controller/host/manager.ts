@@ -267,7 +267,10 @@ export class Manager {
       this.servers.push(
         await serve(metricsAddr, {
           // Sharded, the controllers change with the assignment: merged anew per scrape.
-          metrics: sharded ? () => exposition(sharded.registries())() : exposition(this.registries()),
+          // Sharded, the controllers change with the assignment: merged anew per scrape.
+          metrics: sharded
+            ? () => exposition([...sharded.registries(), standardMetricsRegistry()])()
+            : exposition(this.registries()),
           history: (q) => historyAnswer(this.observe, q),
           ...(metricsAddr === healthAddr ? probes : {}),
         }),

@@ -146,6 +146,7 @@ function chips(conditions) {
 
 function renderView() {
   const v = page.view;
+  renderFleet(v);
   $('empty').hidden = v !== null && v !== undefined;
   $('view').hidden = !v;
   if (!v) {
@@ -359,6 +360,162 @@ function renderDetails() {
       : null,
     n.objects.length === 0 ? h('p', { class: 'meta' }, 'nothing rendered') : null,
     n.objects.map(objectSection),
+  );
+}
+
+// ------------------------------------------------------------------ fleet panel (RGDs)
+// The RGD's instances by the revision they are reconciled at, and its GraphRollout's progress
+// (shapes: UiFleet in src/ui/fleetModel.ts). Redrawn from each pushed view, like the rest of the page.
+
+const fleetOpen = new Set(); // revisions whose instance list the user opened (kept across updates)
+
+function fleetBar(parts, total) {
+  return h(
+    'div',
+    { class: 'fleet-bar' },
+    parts.map(([cls, n]) =>
+      n > 0 && total > 0
+        ? h('span', { class: cls, style: `width: ${((100 * n) / total).toFixed(2)}%` })
+        : null,
+    ),
+  );
+}
+
+function fleetRollout(r) {
+  const c = r.counts;
+  const count = (name, n) => h('span', { class: 'fleet-count', 'data-count': name }, String(n));
+  return h(
+    'div',
+    { class: 'fleet-rollout', 'data-phase': r.phase },
+    h(
+      'p',
+      {},
+      h('strong', {}, `GraphRollout ${r.name}`),
+      ' ',
+      h('span', { class: 'fleet-phase', 'data-phase': r.phase }, r.phase),
+      r.paused ? h('span', { class: 'fleet-mark' }, 'paused by user') : null,
+    ),
+    h(
+      'p',
+      { class: 'meta' },
+      h(
+        'span',
+        { class: 'fleet-step', 'data-step': r.step },
+        // Numbered as `kgraph rollout status` does: the steps done, then the one the rollout is at.
+        r.steps === 0
+          ? 'no steps'
+          : `step ${r.step}/${r.steps} (${r.stepText ? `now: ${r.stepText}` : 'all done'})`,
+      ),
+      ' · revision ',
+      h('span', { class: 'fleet-revs' }, `${r.stableRevision ?? '–'} → ${r.targetRevision ?? '–'}`),
+      ' (stable → target)',
+    ),
+    h(
+      'p',
+      { class: 'meta' },
+      'updated ',
+      count('updated', c.updated),
+      ', ready ',
+      count('ready', c.ready),
+      ', failed ',
+      count('failed', c.failed),
+      ` of ${c.governed} governed (${c.pinned} pinned, ${c.total} in all)`,
+    ),
+    fleetBar(
+      [
+        ['ready', c.ready],
+        ['failed', c.failed],
+        ['updated', Math.max(0, c.updated - c.ready - c.failed)],
+      ],
+      c.governed,
+    ),
+    r.message ? h('p', { class: 'meta fleet-message' }, r.message) : null,
+    r.failed.length > 0 ? h('p', { class: 'meta fleet-failed' }, `failed: ${r.failed.join(', ')}`) : null,
+  );
+}
+
+function fleetRevision(rev, total) {
+  const id = rev.revision === null ? 'none' : String(rev.revision);
+  const more = rev.count - rev.instances.length;
+  const list = h(
+    'details',
+    {
+      open: fleetOpen.has(id),
+      ontoggle: (e) => (e.target.open ? fleetOpen.add(id) : fleetOpen.delete(id)),
+    },
+    h('summary', {}, rev.count === 0 ? 'no instance' : 'instances'),
+    h(
+      'ul',
+      {},
+      rev.instances.map((i) =>
+        h(
+          'li',
+          { 'data-pinned': i.pinned ? 'true' : undefined },
+          h('span', { class: 'dot', 'data-ready': i.ready }),
+          h('a', { href: `#${encodeURIComponent(i.key)}` }, i.name),
+          i.pinned ? h('span', { class: 'fleet-mark' }, 'pinned') : null,
+          i.wants !== undefined ? h('span', { class: 'fleet-mark' }, `→ r${i.wants}`) : null,
+        ),
+      ),
+      more > 0 ? h('li', { class: 'meta' }, `and ${more} more`) : null,
+    ),
+  );
+  return h(
+    'tr',
+    { 'data-revision': id },
+    h(
+      'td',
+      { class: 'fleet-rev' },
+      rev.revision === null ? 'not reconciled yet' : `r${rev.revision}`,
+      rev.marks.map((m) => h('span', { class: 'fleet-mark', 'data-mark': m }, m)),
+    ),
+    h('td', { class: 'count' }, String(rev.count)),
+    h('td', { class: 'ready' }, String(rev.ready)),
+    h('td', { class: 'pinned' }, String(rev.pinned)),
+    h('td', { class: 'bar' }, fleetBar([['share', rev.count]], total)),
+    h('td', {}, list),
+  );
+}
+
+function renderFleet(v) {
+  const panel = $('fleet');
+  const f = v && !v.error ? v.fleet : undefined;
+  panel.hidden = !f;
+  if (!f) {
+    panel.replaceChildren();
+    return;
+  }
+  fill(
+    panel,
+    h(
+      'h4',
+      {},
+      `fleet: ${f.total} instance(s)${f.latest !== undefined ? `, latest revision ${f.latest}` : ''}`,
+    ),
+    f.rollout
+      ? fleetRollout(f.rollout)
+      : h(
+          'p',
+          { class: 'meta' },
+          'no GraphRollout: every instance follows the latest revision unless pinned',
+        ),
+    f.revisions.length > 0
+      ? h(
+          'table',
+          { class: 'fleet-revisions' },
+          h(
+            'tr',
+            {},
+            h('th', {}, 'revision'),
+            h('th', {}, 'instances'),
+            h('th', {}, 'ready'),
+            h('th', {}, 'pinned'),
+            h('th', {}, ''),
+            h('th', {}, ''),
+          ),
+          f.revisions.map((r) => fleetRevision(r, f.total)),
+        )
+      : null,
   );
 }
 
