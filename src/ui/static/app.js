@@ -522,7 +522,7 @@ function renderFleet(v) {
 // ------------------------------------------------------------------ the timeline
 
 // An instance's or a Graph's last reconcile passes, as the controller remembers them (/api/history, asked at most
-// once a second while the view changes, and every 2 s besides: passes are not pushed, and the pass
+// once a second while the view changes, and every 2 s while an entry is shown: passes are not pushed, and the pass
 // that wrote a status is recorded just after the status reaches the page). A click on a pass colours the DAG as that pass left it;
 // "live" goes back to what the cluster holds now.
 const timeline = { key: null, enabled: false, passes: [], selected: null, askedAt: 0 };
@@ -543,7 +543,11 @@ async function loadHistory() {
   }
   if (timeline.key === key && Date.now() - timeline.askedAt < 1000) return;
   timeline.askedAt = Date.now();
-  const body = await (await fetch(`/api/history?key=${encodeURIComponent(key)}`)).json();
+  // A failed answer is asked again by the next view or the 2 s poll.
+  const body = await fetch(`/api/history?key=${encodeURIComponent(key)}`)
+    .then((r) => r.json())
+    .catch(() => undefined);
+  if (!body) return;
   if (page.key !== key) return;
   if (timeline.key !== key) timeline.selected = null;
   timeline.key = key;
@@ -635,6 +639,6 @@ $('ns').addEventListener('change', renderList);
 window.addEventListener('resize', fitDag);
 $('q').addEventListener('input', renderList);
 setInterval(() => {
-  if (timeline.key !== null && !document.hidden) void loadHistory();
+  if (page.key && !document.hidden) void loadHistory();
 }, 2000);
 connect();
