@@ -12,42 +12,9 @@ import { isAlreadyExists } from '../../../src/kube/errors.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { waitCrdEstablished } from '../../support/kube.ts';
 import { applyInstance, applyRgd, conditionOf, instance, rgd, waitRgd, waitState } from '../rgd/support.ts';
-import { handStatusFixture, present, staysAbsent } from './support.ts';
+import { ackCrd, ACK_GROUP as GROUP, handStatusFixture, present, staysAbsent } from './support.ts';
 
-const GROUP = 'ec2.services.k8s.aws';
 const str = { type: 'string' };
-
-/** A namespaced ACK-like kind with a status subresource. */
-function ackCrd(kind: string, spec: Record<string, unknown>, status: Record<string, unknown>): KubeObject {
-  const plural = `${kind.toLowerCase()}s`;
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', properties: spec },
-                status: { type: 'object', properties: status },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
 
 const ACK_CRDS = [
   ackCrd('VPC', { cidrBlocks: { type: 'array', items: str } }, { vpcID: str }),

@@ -231,3 +231,42 @@ export async function twoNamespaceFixture(prefix: string): Promise<RgdFixture & 
   await controller.start();
   return { ...f, ns2, controller };
 }
+
+/** The group of the ACK EC2 kinds kro's envtest carries; we install stand-ins (ackCrd). */
+export const ACK_GROUP = 'ec2.services.k8s.aws';
+
+/** A namespaced stand-in of an ACK kind (the fields kro's scenarios use), with a status subresource. */
+export function ackCrd(
+  kind: string,
+  spec: Record<string, unknown>,
+  status: Record<string, unknown>,
+): KubeObject {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${ACK_GROUP}` },
+    spec: {
+      group: ACK_GROUP,
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', properties: spec },
+                status: { type: 'object', properties: status },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
