@@ -125,11 +125,11 @@ function json(res: ServerResponse, status: number, body: string): void {
 /** `/api/history`: an instance's passes, `{ enabled: false }` without a controller to ask. */
 async function historyJson(routes: Routes, key: string, res: ServerResponse): Promise<void> {
   const k = parseEntryKey(key);
-  if (!routes.history || k?.type !== 'Instance') return json(res, 200, '{"enabled":false,"passes":[]}');
+  if (!routes.history || !k || k.type === 'RGD') return json(res, 200, '{"enabled":false,"passes":[]}');
   try {
     const passes = await routes.history({
-      apiVersion: k.apiVersion ?? '',
-      kind: k.kind ?? '',
+      apiVersion: k.type === 'Graph' ? 'kro.run/v1alpha1' : (k.apiVersion ?? ''),
+      kind: k.type === 'Graph' ? 'Graph' : (k.kind ?? ''),
       namespace: k.namespace ?? '',
       name: k.name,
     });

@@ -16,12 +16,15 @@ import {
   WorkQueue,
   watchCRDs,
 } from '../../kube/index.ts';
+import { withSpan, writerOf } from '../../kube/tracing/tracing.ts';
 import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import { CONTROLLER_MANAGER, isGraphManager, serviceAccountUser } from '../core/names.ts';
+import { historyKey, type Observability } from '../core/observability.ts';
 import type { ReconcileOutcome } from '../core/outcome.ts';
+import { outcomeAttributes } from '../core/passSpan.ts';
 import { controllerReads, type RbacWatch, type SharedReadAccess } from '../core/rbacChanges.ts';
 import type { ReadAccess } from '../core/readAccess.ts';
 import { InterestRoutes } from '../core/routes.ts';
@@ -29,6 +32,7 @@ import { instrumentQueue } from '../core/standardMetrics.ts';
 import type { Interest, WatchEventInfo } from '../core/watches.ts';
 import { newsTo, WatchSet } from '../core/watches.ts';
 import { installGraphCrd } from './crd.ts';
+import { graphEvents } from './graphEvents.ts';
 import { GRAPH_API_VERSION, GRAPH_PLURAL } from './names.ts';
 import { GraphReconciler } from './reconciler.ts';
 import { serviceAccountNameOf } from './serviceAccount.ts';
@@ -80,6 +84,8 @@ export interface ControllerOptions {
    * @default none
    */
   trace?: (e: ReconcileTrace) => void;
+  /** The reconcile history (and later events) of each pass (core/observability.ts). */
+  observe?: Observability;
   /**
    * The process's access cache and RBAC watch, shared with the RGD controller (`kgraph controller`);
    * its owner stops the watch.
@@ -302,8 +308,20 @@ export class GraphController {
     const seen: InFlight = { events: [], overflow: false, graphUpdates: [] };
     this.inflight.set(key, seen);
     let outcome: ReconcileOutcome;
+    let traceId: string | undefined;
     try {
-      outcome = await this.reconciler.reconcile(ns, name);
+      // One span per pass when tracing is on; the Graph's API requests nest under it.
+      outcome = await withSpan(
+        'reconcile',
+        { 'k8s.resource.kind': 'Graph', 'k8s.namespace.name': ns, 'k8s.object.name': name },
+        async (span) => {
+          traceId = span?.traceId;
+          const o = await this.reconciler.reconcile(ns, name);
+          span?.setAttributes(outcomeAttributes(o));
+          return o;
+        },
+        writerOf(GRAPH_API_VERSION, 'Graph', ns, name),
+      );
     } catch (e) {
       this.inflight.delete(key);
       if (seen.graphUpdates.some((g) => !this.reconciler.isOwnStatusEcho(g))) this.enqueue(key, 'graph');
@@ -312,6 +330,18 @@ export class GraphController {
       throw e;
     }
     this.metrics.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    if (this.opts.observe && outcome.kind !== 'gone') {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      this.opts.observe.history?.record(
+        historyKey(GRAPH_API_VERSION, 'Graph', ns, name),
+        Date.now() - durationMs,
+        durationMs,
+        outcome,
+        traceId,
+      );
+      const uid = this.getGraph(ns, name)?.metadata.uid;
+      for (const e of graphEvents({ namespace: ns, name, uid }, outcome)) this.opts.observe.event(e);
+    }
     trace?.({
       event: 'finished',
       key,

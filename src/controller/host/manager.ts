@@ -149,7 +149,7 @@ export class Manager {
     const holder: { manager?: Manager } = {};
     const runnables: Runnable[] = [];
     const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
-    if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads));
+    if (opts.graphs) runnables.push(await graphRunnable(opts, opts.graphs, sharedReads, observe));
     if (opts.rgds) runnables.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe));
     if (opts.planes) {
       // The sweeper runs on the leader only; without leader election only when the operator declares
@@ -301,6 +301,7 @@ export async function graphRunnable(
   opts: ManagerOptions,
   graphs: GraphsOptions,
   sharedReads: SharedReadAccess | undefined,
+  observe: Observability,
   shard?: Assignment,
 ): Promise<Runnable> {
   const { GraphController } = await import('../graph/controller.ts');
@@ -312,6 +313,7 @@ export async function graphRunnable(
     ...(shard ? { shardSelector: shard.selector } : {}),
     installCrd: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     log: opts.log,
+    observe,
   });
   return {
     ...runnable('graphs', c, c.metrics.registry, () => idleQueue(c.queue.stats())),

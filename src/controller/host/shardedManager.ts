@@ -31,7 +31,8 @@ export async function shardedManager(
   const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
   const build = async (a: Assignment): Promise<ShardRunnable[]> => {
     const out: ShardRunnable[] = [];
-    if (opts.graphs && a.buckets > 0) out.push(await graphRunnable(opts, opts.graphs, sharedReads, a));
+    if (opts.graphs && a.buckets > 0)
+      out.push(await graphRunnable(opts, opts.graphs, sharedReads, observe, a));
     if (opts.rgds && (a.buckets > 0 || a.coordinator))
       out.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe, a));
     return out;

@@ -17,6 +17,7 @@ import {
 import type { ObjectIdentity } from '../../runtime/observed.ts';
 import { childSelector } from '../core/childScope.ts';
 import { failedPassLogger } from '../core/errors.ts';
+import type { EventRecord } from '../core/events/recorder.ts';
 import { GraphCompiler } from '../core/graphCompiler.ts';
 import { ControllerMetrics } from '../core/metrics.ts';
 import type { Observability } from '../core/observability.ts';
@@ -212,6 +213,7 @@ export class RgdController {
       servedApi: (rgd) => this.server.apiOf(rgd),
       instancesOf: (rgd) => this.server.instancesOf(rgd),
       reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
+      ...(opts.observe ? { event: (e: EventRecord) => opts.observe?.event(e) } : {}),
     });
     this.revisionResolver.useRolloutDefault((rgd, inst) => this.rollouts.defaultFor(rgd, inst));
     this.holdRevisions((rgd) => this.rollouts.held(rgd));

@@ -69,8 +69,8 @@ import {
   LABEL_APPLYSET_PART_OF,
   PARENT_MANAGER,
 } from './names.ts';
+import { revisionErrorStatus } from './revisionErrorStatus.ts';
 import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
-import { revisionErrorStatus } from './revisionResolver.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
 import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
 import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';

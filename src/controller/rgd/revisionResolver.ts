@@ -12,8 +12,6 @@ import { diagnosticsMessage } from '../core/errors.ts';
 import type { GraphCompiler } from '../core/graphCompiler.ts';
 import { rgdCacheTransforms } from './caches.ts';
 import type { InstanceApi } from './instanceReconciler.ts';
-import { type InstanceStatus, instanceConditions, parseConditions } from './instanceStatus.ts';
-import { KRO_MESSAGES } from './kroMessages.ts';
 import { GRAPH_REVISION_API_VERSION, GRAPH_REVISION_PLURAL, RGD_API_VERSION, RGD_KIND } from './names.ts';
 import { graphRevisionName } from './revisionName.ts';
 import { chooseRevision, RevisionResolutionError } from './revisionPolicy.ts';
@@ -158,33 +156,4 @@ export class RevisionResolver {
     if (!outcome.unknownKind) this.compiled.set(key, err);
     return err;
   }
-}
-
-/** The status of an instance stopped on its revision: the error's code is the reason, the state ERROR. */
-export function revisionErrorStatus(
-  inst: KubeObject,
-  err: RevisionResolutionError,
-  now: () => string,
-): InstanceStatus {
-  const prev = parseConditions(inst as unknown as Record<string, unknown>);
-  const conditions = instanceConditions(
-    prev,
-    {
-      managed: { status: 'True', reason: 'Managed', message: KRO_MESSAGES.managed },
-      resolved: { status: 'False', reason: err.code, message: err.message },
-      resourcesReady: {
-        status: 'False',
-        reason: err.code,
-        message: 'not reconciled: the revision it asks for is not available',
-      },
-    },
-    inst.metadata.generation ?? 0,
-    now,
-  );
-  const fields = Object.fromEntries(
-    Object.entries((inst.status ?? {}) as Record<string, unknown>).filter(
-      ([k]) => k !== 'conditions' && k !== 'state',
-    ),
-  );
-  return { fields, conditions, state: 'ERROR' };
 }

@@ -521,8 +521,9 @@ function renderFleet(v) {
 
 // ------------------------------------------------------------------ the timeline
 
-// An instance's last reconcile passes, as the controller remembers them (/api/history, asked at most
-// once a second while the view changes). A click on a pass colours the DAG as that pass left it;
+// An instance's or a Graph's last reconcile passes, as the controller remembers them (/api/history, asked at most
+// once a second while the view changes, and every 2 s while an entry is shown: passes are not pushed, and the pass
+// that wrote a status is recorded just after the status reaches the page). A click on a pass colours the DAG as that pass left it;
 // "live" goes back to what the cluster holds now.
 const timeline = { key: null, enabled: false, passes: [], selected: null, askedAt: 0 };
 const PASS_STATE = {
@@ -535,14 +536,18 @@ const PASS_STATE = {
 
 async function loadHistory() {
   const key = page.key;
-  if (!key?.startsWith('instance:')) {
+  if (!key?.startsWith('instance:') && !key?.startsWith('graph:')) {
     timeline.key = null;
     renderTimeline();
     return;
   }
   if (timeline.key === key && Date.now() - timeline.askedAt < 1000) return;
   timeline.askedAt = Date.now();
-  const body = await (await fetch(`/api/history?key=${encodeURIComponent(key)}`)).json();
+  // A failed answer is asked again by the next view or the 2 s poll.
+  const body = await fetch(`/api/history?key=${encodeURIComponent(key)}`)
+    .then((r) => r.json())
+    .catch(() => undefined);
+  if (!body) return;
   if (page.key !== key) return;
   if (timeline.key !== key) timeline.selected = null;
   timeline.key = key;
@@ -553,7 +558,7 @@ async function loadHistory() {
 
 /** The view's nodes, or (a pass selected) the same nodes with the states that pass recorded. */
 function shownNodes(v) {
-  const pass = timeline.selected === null ? undefined : timeline.passes[timeline.selected];
+  const pass = selectedPass();
   if (!pass || timeline.key !== page.key) return v.nodes;
   const then = new Map(pass.nodes.map((n) => [n.id, n]));
   return v.nodes.map((n) => {
@@ -573,8 +578,13 @@ function passSummary(p) {
   return parts.join('; ');
 }
 
-function selectPass(i) {
-  timeline.selected = i;
+/** The selected pass, by its start time (the list shifts as new passes come in). */
+function selectedPass() {
+  return timeline.selected === null ? undefined : timeline.passes.find((p) => p.at === timeline.selected);
+}
+
+function selectPass(at) {
+  timeline.selected = at;
   renderTimeline();
   if (page.view) decorateDag(page.view);
 }
@@ -586,15 +596,15 @@ function renderTimeline() {
   const time = (iso) => iso.slice(11, 23);
   fill(
     $('passes'),
-    timeline.passes.map((p, i) =>
+    timeline.passes.map((p) =>
       h(
         'button',
         {
           class: 'pass',
           'data-result': p.result,
-          'aria-pressed': String(timeline.selected === i),
+          'aria-pressed': String(timeline.selected === p.at),
           title: passSummary(p),
-          onclick: () => selectPass(i),
+          onclick: () => selectPass(p.at),
         },
         `${time(p.at)} ${p.result}`,
       ),
@@ -609,7 +619,7 @@ function renderTimeline() {
       'live',
     ),
   );
-  const pass = timeline.selected === null ? undefined : timeline.passes[timeline.selected];
+  const pass = selectedPass();
   $('pass-note').textContent = pass ? `pass at ${pass.at}: ${passSummary(pass)}` : '';
 }
 
@@ -628,4 +638,7 @@ window.addEventListener('hashchange', () => {
 $('ns').addEventListener('change', renderList);
 window.addEventListener('resize', fitDag);
 $('q').addEventListener('input', renderList);
+setInterval(() => {
+  if (page.key && !document.hidden) void loadHistory();
+}, 2000);
 connect();

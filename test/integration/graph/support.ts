@@ -2,9 +2,11 @@
  * Shared helpers of the controller integration tests: a namespace whose `default` ServiceAccount may
  * write everything in it, a controller restricted to that namespace, Graph helpers and waits.
  */
+
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { parseAllDocuments } from 'yaml';
+import type { Observability } from '../../../src/controller/core/observability.ts';
 import { GraphController, type ReconcileTrace } from '../../../src/controller/graph/controller.ts';
 import { installGraphCrd } from '../../../src/controller/graph/crd.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
@@ -65,7 +67,7 @@ export async function grantAll(client: RestClient, ns: string, sa: string): Prom
 /** A controller on its own client (own request counters), restricted to `namespaces`. */
 export async function startController(
   namespaces: string[],
-  opts: { concurrency?: number; trace?: (e: ReconcileTrace) => void } = {},
+  opts: { concurrency?: number; trace?: (e: ReconcileTrace) => void; observe?: Observability } = {},
 ): Promise<GraphController> {
   await ensureCrd();
   const cp = await sharedControlPlane();
@@ -76,6 +78,7 @@ export async function startController(
     installCrd: false,
     concurrency: opts.concurrency ?? 2,
     ...(opts.trace ? { trace: opts.trace } : {}),
+    ...(opts.observe ? { observe: opts.observe } : {}),
     log: pino({ level: process.env.KGRAPH_TEST_LOG_LEVEL ?? 'silent' }),
   });
   await controller.start();

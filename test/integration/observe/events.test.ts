@@ -14,7 +14,7 @@ import { PassHistory } from '../../../src/controller/core/history/passHistory.ts
 import { Observability } from '../../../src/controller/core/observability.ts';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
-import { adminClient } from '../../support/kube.ts';
+import { adminClient, grantServiceAccount } from '../../support/kube.ts';
 import {
   applyInstance,
   applyRgd,
@@ -190,6 +190,31 @@ describe('events of RGDs and instances', () => {
     assert.equal(e.action, 'Read');
     assert.match(e.note, /may not get secrets "db"/);
     assert.match(e.note, /kubectl create role /);
+  });
+
+  it('a refused write is a Warning with the grant hint', async () => {
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'reader', namespace: f.ns },
+    });
+    // May read ConfigMaps (the read checks pass), may not write them.
+    await grantServiceAccount(client, f.ns, 'reader-cm', ['configmaps'], ['get', 'list', 'watch'], {
+      name: 'reader',
+      namespace: f.ns,
+    });
+    const r = rgd(f, 'wrefused', { kind: 'EvWriteRefused', spec: {} }, [
+      { id: 'out', template: cm('${schema.metadata.name}-out', { v: '1' }) },
+    ]);
+    (r.spec as Record<string, unknown>).defaultServiceAccounts = { [f.ns]: 'reader' };
+    await applyRgd(client, r);
+    await waitRgd(client, 'wrefused', 'Ready', 'True');
+    await applyInstance(client, instance(f, 'EvWriteRefused', 'w', {}));
+    const e = await waitEvent(client, f.ns, 'w', 'WriteForbidden');
+    assert.equal(e.type, 'Warning');
+    assert.equal(e.action, 'Apply');
+    assert.match(e.note, /configmaps "w-out" is forbidden/);
+    assert.match(e.note, /kubectl create role kgraph-reader-configmaps -n /);
   });
 
   it('a breaking change is blocked with a Warning on the RGD', async () => {

@@ -10,12 +10,20 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fetchHistory, formatHistory } from '../../../src/cli/history.ts';
+import { EventRecorder } from '../../../src/controller/core/events/recorder.ts';
 import { PassHistory } from '../../../src/controller/core/history/passHistory.ts';
 import { Observability } from '../../../src/controller/core/observability.ts';
-import { historyAnswer } from '../../../src/controller/host/observe.ts';
+import { historyAnswer, passesOf } from '../../../src/controller/host/observe.ts';
 import { serve } from '../../../src/controller/host/probes.ts';
 import type { RgdController } from '../../../src/controller/rgd/controller.ts';
-import type { RestClient } from '../../../src/kube/index.ts';
+import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
+import {
+  applyGraph,
+  graph,
+  graphNamespace,
+  startController as startGraphController,
+  stopController as stopGraphController,
+} from '../graph/support.ts';
 import {
   applyInstance,
   applyRgd,
@@ -29,6 +37,13 @@ import {
   waitRgd,
   waitState,
 } from '../rgd/support.ts';
+
+type GraphEvent = KubeObject & {
+  reason?: string;
+  type?: string;
+  note?: string;
+  regarding?: { kind: string; name: string };
+};
 
 describe('reconcile history', () => {
   let f: RgdFixture;
@@ -92,5 +107,57 @@ describe('reconcile history', () => {
     assert.match(text, /converged +Ready .*created 1/);
     assert.match(text, /nodes: src=ready out=ready/);
     console.log(text);
+  });
+
+  it('keeps the passes of Graphs too, and a failed Graph pass is a Warning event', async () => {
+    const gObserve = new Observability({
+      history: new PassHistory({ perObject: 5 }),
+      events: new EventRecorder(client),
+    });
+    const ns = await graphNamespace('obs-history-graph');
+    const graphs = await startGraphController([ns], { observe: gObserve });
+    try {
+      await applyGraph(client, graph(ns, 'g', [{ id: 'c', template: cm('g-c', { v: '1' }) }]));
+      const passes = await eventually('a converged Graph pass', async () => {
+        const ps = passesOf(gObserve, {
+          apiVersion: 'kro.run/v1alpha1',
+          kind: 'Graph',
+          namespace: ns,
+          name: 'g',
+        });
+        return ps.some((p) => p.result === 'converged') ? ps : undefined;
+      });
+      assert.ok(
+        passes.every((p) => p.durationMs > 0 && p.reason !== ''),
+        JSON.stringify(passes),
+      );
+      // A runtime expression error: the pass fails, the Graph gets a ReconcileFailed event.
+      await applyGraph(
+        client,
+        graph(ns, 'bad', [{ id: 'c', template: cm('bad-c', { n: '${string(int("x"))}' }) }]),
+      );
+      const ev = await eventually('the Graph ReconcileFailed event', async () => {
+        const list = await client.listAll({ apiVersion: 'events.k8s.io/v1', kind: 'Event', namespace: ns });
+        return (list.items as GraphEvent[]).find(
+          (e) => e.reason === 'ReconcileFailed' && e.regarding?.name === 'bad',
+        );
+      });
+      assert.equal(ev.type, 'Warning');
+      assert.equal(ev.regarding?.kind, 'Graph');
+      assert.match(ev.note ?? '', /node c/);
+      const failed = passesOf(gObserve, {
+        apiVersion: 'kro.run/v1alpha1',
+        kind: 'Graph',
+        namespace: ns,
+        name: 'bad',
+      });
+      assert.ok(
+        failed.some((p) => p.result === 'failed' && p.error),
+        JSON.stringify(failed),
+      );
+    } finally {
+      await stopGraphController(graphs);
+      await gObserve.stop();
+    }
   });
 });

@@ -192,10 +192,18 @@ export class EventRecorder {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Writes what is counted, then stops the timer. */
-  async stop(): Promise<void> {
+  /** Writes what is counted (waiting at most `waitMs` for the API server), then stops the timer. */
+  async stop(waitMs = 5_000): Promise<void> {
     this.flush();
-    await this.drained();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.drained(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }

@@ -10,6 +10,7 @@
  * this controller by the instance reconciler; after a restart every instance is reconciled again (the
  * informers' initial adds), which tells them anew.
  */
+
 import type { Logger } from 'pino';
 import {
   applyToExisting,
@@ -19,6 +20,7 @@ import {
   WorkQueue,
 } from '../../../kube/index.ts';
 import { errorMessage, failedPassLogger } from '../../core/errors.ts';
+import type { EventRecord } from '../../core/events/recorder.ts';
 import { rgdCacheTransforms } from '../caches.ts';
 import type { InstanceApi } from '../instanceReconciler.ts';
 import { ANNOTATION_REVISION, LABEL_REVISION, parseRevision, rolloutMayMove } from '../revisionPolicy.ts';
@@ -46,6 +48,7 @@ import {
   type RolloutState,
   type Write,
 } from './plan.ts';
+import { rolloutEvents } from './rolloutEvents.ts';
 import { type HealthSpec, RolloutSpecError, readRolloutSpec, readRolloutState } from './spec.ts';
 import { rolloutStatus, sameStatus } from './status.ts';
 
@@ -57,6 +60,8 @@ export interface RolloutHost {
   servedApi(rgdName: string): InstanceApi | undefined;
   instancesOf(rgdName: string): KubeObject[];
   reconcileInstances(rgdName: string, which?: (o: KubeObject) => boolean): void;
+  /** Where the rollout's events go (core/observability.ts; rolloutEvents.ts). */
+  event?: (rec: EventRecord) => void;
 }
 
 /** A rollout under way is looked at again this often (deadlines, pauses), besides its instances' news. */
@@ -224,6 +229,8 @@ export class RolloutController {
       gate: (c) => gateHolds(programs, c),
     });
     this.noteSteps(name, prior.state, plan.state, now);
+    for (const e of rolloutEvents({ name, uid: ro.metadata.uid }, prior.state, plan.state))
+      this.host.event?.(e);
     // The state first: a restart continues from it, and never releases what it already moved.
     await this.writeStatus(ro, plan.state, plan);
     this.known.set(name, { uid: ro.metadata.uid ?? '', state: plan.state, spec: read.spec });
