@@ -28,6 +28,7 @@ import { WatchSet } from '../core/watches.ts';
 import { isChildCacheManager, rgdCacheTransforms } from './caches.ts';
 import { GroupKindVersions } from './children.ts';
 import { installRgdCrd } from './crd.ts';
+import { instanceMetrics } from './instanceMetrics.ts';
 import { InstanceServer } from './instanceServer.ts';
 import { LABEL_APPLYSET_PART_OF, RGD_API_VERSION, RGD_PLURAL } from './names.ts';
 import { RgdRegistrar } from './registrar.ts';
@@ -115,7 +116,8 @@ export class RgdController {
   readonly log: Logger;
   readonly metrics: ControllerMetrics;
   /**
-   * kro's GraphRevision counters (revisionMetrics.ts), in a registry of their own: `/metrics` renders only one of
+   * kro's GraphRevision counters (revisionMetrics.ts) and instance reconcile series (instanceMetrics.ts), in a
+   * registry of their own: `/metrics` renders only one of
    * the Graph and RGD registries when both controllers run (they hold the same names), never these twice.
    */
   readonly revisionSeries = new Registry();
@@ -204,6 +206,7 @@ export class RgdController {
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
+      instanceMetrics: instanceMetrics(this.revisionSeries),
       ...(opts.observe ? { observe: opts.observe } : {}),
     });
     this.rollouts = new RolloutController({

@@ -20,6 +20,7 @@ import { InterestRoutes } from '../core/routes.ts';
 import { newsTo, type WatchEventInfo, type WatchSet } from '../core/watches.ts';
 import { rgdCacheTransforms } from './caches.ts';
 import type { GroupKindVersions } from './children.ts';
+import type { InstanceMetrics } from './instanceMetrics.ts';
 import {
   type InstanceApi,
   InstanceReconciler,
@@ -66,6 +67,8 @@ export interface InstanceServerOptions {
   maxCollectionSize?: number;
   applyConcurrency?: number;
   metrics?: () => ControllerMetrics | undefined;
+  /** kro's instance reconcile series (instanceMetrics.ts). */
+  instanceMetrics?: InstanceMetrics;
   /** The reads of a ServiceAccount, for RGDs with `spec.defaultServiceAccounts` (readAccess.ts). */
   reads?: (namespace: string, serviceAccount: string) => ReadScope;
   /** Events and reconcile history of each pass (core/observability.ts). */
@@ -386,11 +389,15 @@ export class InstanceServer {
       this.inflight.delete(key);
       for (const uid of seen.deleted) this.forgetInstance(key, uid);
       if (seen.updates.some((u) => !this.reconciler.isOwnEcho(u))) this.queue.add(key);
-      this.opts.metrics?.()?.observeReconcile('error', Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.opts.metrics?.()?.observeReconcile('error', seconds);
+      this.opts.instanceMetrics?.observe(s.api, 'error', seconds);
       throw e;
     }
     this.inflight.delete(key);
-    this.opts.metrics?.()?.observeReconcile(outcome.kind, Number(process.hrtime.bigint() - started) / 1e9);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    this.opts.metrics?.()?.observeReconcile(outcome.kind, seconds);
+    this.opts.instanceMetrics?.observe(s.api, outcome.kind, seconds);
     this.observed(s.api, ns, name, outcome, started, traceId);
     const ended = outcome.kind === 'gone' || outcome.kind === 'deleted';
     this.routes.set(key, ended ? undefined : outcome.interest);
