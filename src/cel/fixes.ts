@@ -1,6 +1,7 @@
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { engineError, overrideFunction, overrideMacro, overrideOperator } from './engineOverrides.ts';
 import { durationNanos } from './macros/compare.ts';
+import { installNullableTernary, legacyNullable, type TypeLike } from './nullableTernary.ts';
 import { celEquals } from './operators.ts';
 import { installTimezoneAccessors } from './timezones.ts';
 
@@ -216,7 +217,6 @@ function installOptionalFixes(): void {
   });
 }
 
-type TypeLike = { readonly kind: string; readonly name: string; readonly valueType?: TypeLike };
 interface OrValueMacro {
   readonly receiver: unknown;
   readonly arg: unknown;
@@ -226,17 +226,6 @@ interface OrValueChecker {
   check(ast: unknown, ctx: unknown): TypeLike;
 }
 type OrValueTypeCheck = (check: OrValueChecker, macro: OrValueMacro, ctx: unknown) => TypeLike;
-
-/** Types cel-go's checker lets `null` unify with (its legacy nullability): messages, well-known and opaque types. */
-function legacyNullable(t: TypeLike): boolean {
-  return (
-    t.kind === 'message' ||
-    t.kind === 'optional' ||
-    t.name === TS ||
-    t.name === DUR ||
-    t.name === 'google.protobuf.Any'
-  );
-}
 
 /**
  * `opt.orValue(null)` on an optional timestamp, duration or object: the engine refuses to unify `null`
@@ -259,6 +248,7 @@ function orValueAcceptingNull(typeCheck: OrValueTypeCheck): OrValueTypeCheck {
 
 export function installEngineFixes(): void {
   installOptionalFixes();
+  installNullableTernary();
   installArithmeticFixes();
   installTimeFixes();
   installComparisonFixes();

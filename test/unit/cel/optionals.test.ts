@@ -69,6 +69,27 @@ describe('optionals', () => {
     }
   });
 
+  it('a ternary joins null with a timestamp, duration or object (dyn), as cel-go does', () => {
+    const job = baseEnvironment().extend({
+      setup: (e) =>
+        e.registerType({ name: 'JobStatus', schema: { completionTime: 'google.protobuf.Timestamp' } }),
+      variables: { status: 'JobStatus', done: 'bool' },
+    });
+    const at = new Date('2026-01-02T03:04:05Z');
+    const source = 'done ? timestamp("2026-01-02T03:04:05Z") : null';
+    assert.deepEqual(check(source, job), { ok: true, value: 'dyn' });
+    assert.deepEqual(check('done ? null : duration("1s")', job), { ok: true, value: 'dyn' });
+    assert.deepEqual(check('done ? status : null', job), { ok: true, value: 'dyn' });
+    assert.deepEqual(evalValue(job, source, { done: true, status: {} }), at);
+    assert.equal(evalValue(job, source, { done: false, status: {} }), null);
+    assert.equal(evalValue(job, `(${source}) == null`, { done: false, status: {} }), true);
+    assert.equal(evalValue(job, `(${source}) != null`, { done: true, status: {} }), true);
+    // Not nullable in cel-go either: scalars, lists and maps.
+    for (const value of ['1', '"s"', '[1]', '{"a": 1}']) {
+      assert.equal(errorOf(job, `done ? ${value} : null`).code, CelCode.Type, value);
+    }
+  });
+
   it('optional entries in list and map literals (rewritten by our layer)', () => {
     assert.deepEqual(v('[?o.?a, ?o.?missing, 3]'), [1n, 3n]);
     assert.deepEqual(v('{?"x": o.?a, ?"y": o.?missing}'), { x: 1n });
