@@ -90,6 +90,8 @@ interface Known {
   api?: InstanceApi;
   /** The API last served for this RGD (same uid), kept through invalid edits (design/rgd.md §19.5). */
   lastGood?: InstanceApi;
+  /** The newest revision was tried as the last good graph for this spec (after a restart). */
+  recoveryTried?: boolean;
 }
 
 export class RgdRegistrar {
@@ -192,6 +194,8 @@ export class RgdRegistrar {
       this.known.set(name, k);
     }
     const compiled = k.outcome.accepted ? k.outcome.compiled : undefined;
+    // Restarted while the spec is invalid: the newest revision is the last good graph (as kro serves it).
+    if (!compiled?.rgd && !k.lastGood && !k.outcome.unknownKind) await this.recoverLastGood(rgd, k);
     if (!compiled?.rgd && k.lastGood) {
       // As kro: the last good revision keeps serving; only the new spec is refused.
       const served = await this.serveLastGood(rgd, gen, k, k.lastGood);
@@ -276,6 +280,31 @@ export class RgdRegistrar {
       return { kind: 'inactive', reason: 'FailedToStart', requeueAfterMs: this.waits.next(uid) };
     this.waits.reset(uid);
     return { kind: 'active', reason: 'Ready', ...(settle !== undefined ? { requeueAfterMs: settle } : {}) };
+  }
+
+  /**
+   * No graph served yet for this RGD (a restart) and its spec does not compile: compile the newest
+   * GraphRevision's snapshot and, when its CRD is the one in place and established, keep it as the last
+   * good graph (design/rgd.md §19.5). Tried once per spec: `lastGood` stays unset when it fails.
+   */
+  private async recoverLastGood(rgd: KubeObject, k: Known): Promise<void> {
+    if (this.deps.follower || !this.deps.revisions || k.recoveryTried) return;
+    k.recoveryTried = true;
+    try {
+      const newest = await this.deps.revisions.newest(rgd);
+      if (!newest) return;
+      const snapshot: KubeObject = { ...rgd, spec: newest.spec };
+      const outcome = await this.deps.compiler.compile(snapshot as unknown as Record<string, unknown>);
+      const graph = outcome.accepted ? outcome.compiled : undefined;
+      if (!graph?.rgd) return;
+      const scratch: Known = { uid: k.uid, hash: specHash(snapshot), epoch: k.epoch, outcome };
+      const kind = await this.ensureCrd(snapshot, graph, scratch.hash, scratch);
+      if (kind.status !== 'True' || !scratch.api) return;
+      k.lastGood = { ...scratch.api, revision: newest.revision };
+      if (scratch.crdName) k.crdName = scratch.crdName;
+    } catch (e) {
+      this.deps.log.warn({ rgd: rgd.metadata.name, err: errorMessage(e) }, 'last revision not served');
+    }
   }
 
   /** An invalid edit of a served RGD: the last accepted graph goes on serving, the new spec is refused. */

@@ -110,6 +110,27 @@ export class GraphRevisions {
     this.settled.delete(name);
   }
 
+  /**
+   * The newest revision of this RGD (the last accepted spec), for serving after a restart while the RGD's
+   * current spec is invalid (design/rgd.md §19.5); undefined when there is none or the API is not served.
+   */
+  async newest(rgd: KubeObject): Promise<{ revision: number; spec: Record<string, unknown> } | undefined> {
+    const uid = rgd.metadata.uid ?? '';
+    const listed = await this.list(rgd.metadata.name ?? '');
+    let best: { revision: number; spec: Record<string, unknown> } | undefined;
+    for (const r of listed ?? []) {
+      if (r.metadata.deletionTimestamp) continue;
+      // A revision of an earlier RGD of this name counts once adopted (owner = this uid), as issuance does.
+      const owned = (r.metadata.ownerReferences ?? []).some((o) => o.uid === uid);
+      const spec = r.spec as { revision?: unknown; snapshot?: { spec?: unknown } } | undefined;
+      const n = typeof spec?.revision === 'number' ? spec.revision : undefined;
+      const snap = spec?.snapshot?.spec;
+      if (!owned || n === undefined || !snap || typeof snap !== 'object') continue;
+      if (!best || n > best.revision) best = { revision: n, spec: snap as Record<string, unknown> };
+    }
+    return best;
+  }
+
   /** Issues a revision for `rgd`'s spec when it differs from the latest; `compiled` is that spec's graph. */
   async ensure(rgd: KubeObject, compiled: CompiledGraph): Promise<RevisionOutcome> {
     const m = this.opts.metrics;

@@ -21,9 +21,11 @@ import {
   getRgd,
   instance,
   rgd,
+  startRgdController,
+  stopRgdController,
   waitRgd,
 } from '../rgd/support.ts';
-import { ACK_GROUP, ackCrd, handStatusFixture, holdsFor } from './support.ts';
+import { ACK_GROUP, ackCrd, handStatusFixture, holdsFor, planeWithoutWorkloads } from './support.ts';
 
 type Hand = Awaited<ReturnType<typeof handStatusFixture>>;
 
@@ -55,7 +57,11 @@ describe('kro conformance: GraphRevisions serving instances', () => {
     }
     client.discovery.invalidate(GR.apiVersion);
   });
-  after(() => h.stop());
+  // `h.controller` may be replaced by a test (a restart): stop whichever runs.
+  after(async () => {
+    await stopRgdController(h.controller);
+    client.close();
+  });
 
   /** The revision numbers of an RGD, found by kro's label. */
   const revisionNumbers = async (rgdName: string): Promise<number[]> =>
@@ -175,6 +181,36 @@ describe('kro conformance: GraphRevisions serving instances', () => {
     // The instance is still reconciled, by revision 1's graph.
     await applyInstance(client, instance(h, kind, 'inst-a', { data: 'world' }));
     await cmHas('cm-inst-a', 'key', 'world');
+  });
+
+  // kgraph: kro serves its revision registry's last good graph after a restart too; we read the newest GraphRevision.
+  it('a controller restarted while the RGD is invalid serves the newest revision', async () => {
+    const name = 'gv-restart';
+    const kind = 'GvRestart';
+    await applyRgd(client, configmapRgd(name, kind, 'v1'));
+    await waitRgd(client, name, 'Ready', 'True');
+    await applyInstance(client, instance(h, kind, 'inst-r', { data: 'hello' }));
+    await cmHas('cm-inst-r', 'key', 'hello');
+    await applyRgd(client, invalidConfigmapRgd(name, kind));
+    await waitRgd(client, name, 'GraphAccepted', 'False');
+
+    // A new controller process: nothing in memory, the spec invalid.
+    await stopRgdController(h.controller);
+    h.controller = await startRgdController(h.suite, h.ns, { plane: await planeWithoutWorkloads() });
+    await applyInstance(client, instance(h, kind, 'inst-r', { data: 'after-restart' }));
+    await cmHas('cm-inst-r', 'key', 'after-restart');
+    const r = await getRgd(client, name);
+    assert.equal(conditionOf(r, 'GraphAccepted')?.status, 'False');
+    assert.equal(conditionOf(r, 'ControllerReady')?.status, 'True');
+    assert.equal(lastIssued(r), 1);
+    // Served at revision 1: the instance says so.
+    const inst = await client.get({
+      apiVersion: `${h.group}/v1alpha1`,
+      kind,
+      namespace: h.ns,
+      name: 'inst-r',
+    });
+    assert.equal(inst.metadata.labels?.['kgraph.dev/revision'], '1');
   });
 
   // kro graphrevision_test.go:192

@@ -27,7 +27,7 @@ import {
 let handPlane: Promise<TestControlPlane> | undefined;
 
 /** A plane without workload controllers, one per test process. */
-function planeWithoutWorkloads(): Promise<TestControlPlane> {
+export function planeWithoutWorkloads(): Promise<TestControlPlane> {
   handPlane ??= dedicatedControlPlane({ workloads: false });
   return handPlane;
 }
