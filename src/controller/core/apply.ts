@@ -115,6 +115,31 @@ function noteApplied(
   return true;
 }
 
+/**
+ * Why an object may not be touched at all, if so. The child caches hold kgraph's objects only
+ * (childScope.ts), so an object absent from them may still exist under another tool's ApplySet: before
+ * creating it, its labels are read from the API server (metadata only, as the owner's identity). That
+ * costs one GET per create and none in steady state. A read the identity may not do refuses nothing:
+ * the apply is authorised on its own.
+ */
+async function refusalOf(
+  a: Applier,
+  policy: TemplatePolicy,
+  d: DesiredObject,
+  observed: Record<string, unknown> | undefined,
+): Promise<string | undefined> {
+  if (!policy.refuse) return undefined;
+  if (observed) return policy.refuse(d, observed);
+  let live: KubeObject | undefined;
+  try {
+    live = await a.writer.get({ ...d.id }, { metadataOnly: true });
+  } catch (e) {
+    if (isApiError(e) && (e.code === 404 || e.code === 403)) return undefined;
+    throw e;
+  }
+  return policy.refuse(d, live as unknown as Record<string, unknown>);
+}
+
 export async function applyTemplates(
   a: Applier,
   desired: DesiredObject[],
@@ -128,7 +153,13 @@ export async function applyTemplates(
     await pool(items, a.concurrency, async (d) => {
       if (state.hardError) return;
       const observed = view.get(d.id);
-      const refusal = observed ? policy.refuse?.(d, observed) : undefined;
+      let refusal: string | undefined;
+      try {
+        refusal = await refusalOf(a, policy, d, observed);
+      } catch (e) {
+        state.hardError ??= applyError(d.id, e);
+        return;
+      }
       if (refusal) {
         state.hardError ??= refusal;
         return;

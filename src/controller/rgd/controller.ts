@@ -357,8 +357,10 @@ export class RgdController {
     // After an API server outage, what failed on the connection is retried at once (kube/connectivity.ts).
     this.queue.retryOnReconnect(this.client.connectivity);
     this.server.queue.retryOnReconnect(this.client.connectivity);
+    // Rollouts are the registering replica's; a sharded follower reads their holds (design/sharding.md §6),
+    // before any instance pass resolves a revision.
+    if (this.opts.registration === false) await this.rollouts.startView();
     this.server.start(this.opts.concurrency ?? 1);
-    // Rollouts are the registering replica's (a sharded follower only serves instances: design/sharding.md §6).
     if (this.opts.registration !== false) await this.rollouts.start();
     this.running = this.queue.run(
       async (name) => {

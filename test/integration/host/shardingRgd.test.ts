@@ -2,15 +2,18 @@
 /**
  * Sharded replicas serving RGD instances (design/sharding.md §2, §6): the coordinator alone registers the
  * RGD (its CRD and status: counted in the audit log by user agent); every top-level instance gets a
- * bucket, its children carry it, and the two replicas each cache and reconcile their share.
+ * bucket, its children carry it, and the two replicas each cache and reconcile their share. A rollout
+ * (planned by the coordinator) holds the instances of every replica, not only the coordinator's.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LABEL_BUCKET } from '../../../src/controller/core/bucket.ts';
 import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
+import { rolloutAction } from '../../../src/controller/rgd/rollout/actions.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { eventually } from '../../support/kube.ts';
 import { grantAll } from '../graph/support.ts';
+import { holdsFor } from '../kro-conformance/support.ts';
 import {
   type AuditedPlane,
   auditedPlane,
@@ -26,23 +29,19 @@ const NS = 'sharded-rgd';
 const INSTANCES = 30;
 const GROUP = 'shard.example.com';
 
+const template = (data: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: '${schema.metadata.name}-cm' },
+  data,
+});
 const rgd: KubeObject = {
   apiVersion: 'kro.run/v1alpha1',
   kind: 'ResourceGraphDefinition',
   metadata: { name: 'shardapp' },
   spec: {
     schema: { apiVersion: 'v1alpha1', kind: 'ShardApp', group: GROUP, spec: { v: 'string' } },
-    resources: [
-      {
-        id: 'cm',
-        template: {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name: '${schema.metadata.name}-cm' },
-          data: { v: '${schema.spec.v}' },
-        },
-      },
-    ],
+    resources: [{ id: 'cm', template: template({ v: '${schema.spec.v}' }) }],
   },
 };
 
@@ -140,6 +139,56 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
     assert.deepEqual(
       [...new Set(registrations.map((w) => w.userAgent))],
       [`kgraph/0.1 replica/${coordinator.identity}`],
+    );
+  });
+
+  it("a rollout holds every replica's instances until it moves them", async () => {
+    const RO = { apiVersion: 'kgraph.dev/v1alpha1', kind: 'GraphRollout' };
+    const status = async () =>
+      (await client.getOrUndefined({ ...RO, name: 'shardapp' }))?.status as
+        | { phase?: string; stableRevision?: number; targetRevision?: number }
+        | undefined;
+    await client.apply(
+      {
+        ...RO,
+        metadata: { name: 'shardapp' },
+        spec: { steps: [{ pause: {} }, { batch: { percent: 100 } }] },
+      } as KubeObject,
+      { fieldManager: 'test', force: true },
+    );
+    await eventually('the rollout is stable at 1', async () => {
+      const s = await status();
+      return s?.phase === 'Completed' && s.stableRevision === 1 ? s : undefined;
+    });
+    const cms = () =>
+      client.list(
+        { apiVersion: 'v1', plural: 'configmaps', namespace: NS },
+        { labelSelector: 'kro.run/node-id' },
+      );
+    const edited = structuredClone(rgd) as KubeObject & { spec: { resources: unknown[] } };
+    edited.spec.resources = [{ id: 'cm', template: template({ v: '${schema.spec.v}', w: 'two' }) }];
+    await client.apply(edited, { fieldManager: 'test', force: true });
+    await eventually('the rollout pauses at revision 2', async () => {
+      const s = await status();
+      return s?.phase === 'Paused' && s.targetRevision === 2 ? s : undefined;
+    });
+    // Each replica serves its share; none may apply the new revision while the rollout holds it.
+    await holdsFor(
+      'no instance of any replica moves',
+      async () => (await cms()).items.every((c) => (c.data as Record<string, string>).w === undefined),
+      6_000,
+    );
+    await rolloutAction(client, 'shardapp', 'promote');
+    await eventually(
+      'every instance of every replica moves after the promotion',
+      async () => {
+        const items = (await cms()).items;
+        return items.length === INSTANCES &&
+          items.every((c) => (c.data as Record<string, string>).w === 'two')
+          ? items
+          : undefined;
+      },
+      90_000,
     );
   });
 });

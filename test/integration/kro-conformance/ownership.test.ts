@@ -3,7 +3,8 @@
  * kro's ownership scenarios (kro resource_ownership_test.go), ported: managed resources are applied
  * under the field manager `kro.run/applyset` (objects written by kro stay ours to edit), and a second
  * instance that renders the same object neither takes its data nor its ApplySet membership, and does
- * not report ACTIVE.
+ * not report ACTIVE. kgraph's own addition: an object another tool's ApplySet holds (absent from kgraph's
+ * child caches, which hold kgraph's objects only) is refused the same way.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -80,5 +81,40 @@ describe('kro conformance: resource ownership', () => {
       const state = (o?.status as { state?: string } | undefined)?.state;
       return state !== undefined && state !== 'ACTIVE' ? true : undefined;
     });
+  });
+
+  it("does not take over a resource of another tool's ApplySet that kgraph has never cached", async () => {
+    const foreign = 'applyset-foreign-tool-v1';
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'foreign-target', namespace: f.ns, labels: { [PART_OF]: foreign } },
+      data: { owner: 'tool' },
+    });
+    await applyRgd(
+      client,
+      rgd(f, 'kro-owner-foreign-target', { kind: 'TestForeignTarget', spec: { owner: 'string' } }, [
+        { id: 'cm', template: cm('foreign-target', { owner: '${schema.spec.owner}' }) },
+      ]),
+    );
+    await waitRgd(client, 'kro-owner-foreign-target', 'Ready', 'True');
+    await applyInstance(client, instance(f, 'TestForeignTarget', 'taker', { owner: 'kgraph' }));
+    const ref = {
+      apiVersion: `${f.group}/v1alpha1`,
+      kind: 'TestForeignTarget',
+      namespace: f.ns,
+      name: 'taker',
+    };
+    const refused = await eventually('the instance reports the foreign ApplySet', async () => {
+      const o = await client.getOrUndefined(ref);
+      const conds = (o?.status as { conditions?: { message?: string }[] } | undefined)?.conditions ?? [];
+      return conds.find((c) => c.message?.includes('resource belongs to a different ApplySet'));
+    });
+    assert.match(refused.message ?? '', new RegExp(foreign));
+    const o = await client.get(cmRef(f.ns, 'foreign-target'));
+    assert.equal(dataOf(o).owner, 'tool');
+    assert.equal(o.metadata.labels?.[PART_OF], foreign);
+    const managers = (o.metadata.managedFields ?? []).map((m) => m.manager);
+    assert.ok(!managers.includes('kro.run/applyset'), `managedFields: ${managers.join(', ')}`);
   });
 });

@@ -101,6 +101,8 @@ export class RolloutController {
   /** Per instance UID: our last write's answer, until the cache has caught up with it. */
   private readonly overlays = new Map<string, { rgd: string; obj: KubeObject }>();
   private running: Promise<void> | undefined;
+  /** A sharded follower's: the informer runs for defaultFor/held, no round does. */
+  private viewOnly = false;
   /** Set by a round's health judgement: some instance's finished pass is not in the cache yet. */
   private lagging = false;
 
@@ -112,14 +114,27 @@ export class RolloutController {
       onError: (e) => host.log.debug({ err: String(e) }, 'graph rollout watch error'),
       transform: rgdCacheTransforms.graphRollout,
     });
-    const enqueue = (o: KubeObject): void => this.queue.add(o.metadata.name ?? '');
+    const enqueue = (o: KubeObject): void => {
+      if (!this.viewOnly) this.queue.add(o.metadata.name ?? '');
+    };
     this.informer.addHandlers({
-      add: enqueue,
+      add: (o) => {
+        enqueue(o);
+        if (this.viewOnly) host.reconcileInstances(o.metadata.name ?? '');
+      },
       update: (o, n) => {
         if (o === n || o.metadata.generation !== n.metadata.generation) enqueue(n);
+        // A follower learns the holds from the status the coordinator wrote (its own rounds tell it in round()).
+        if (this.viewOnly && holdsChanged(readRolloutState(o), readRolloutState(n)))
+          host.reconcileInstances(n.metadata.name ?? '');
       },
       delete: (o) => {
         const name = o.metadata.name ?? '';
+        if (this.viewOnly) {
+          this.known.delete(name);
+          host.reconcileInstances(name);
+          return;
+        }
         this.known.delete(name);
         this.lastStatus.delete(name);
         this.programs.delete(name);
@@ -135,6 +150,19 @@ export class RolloutController {
       this.host.log.warn('GraphRollouts not synced (is the GraphRollout CRD installed?)');
     });
     this.running = this.queue.run((name) => this.round(name), 1, failedPassLogger(this.host.log, 'rollout'));
+  }
+
+  /**
+   * A sharded follower's view (design/sharding.md §6): the rollouts' holds, read from the status the
+   * coordinator writes, so that its instances that name no revision stay where the rollout holds them.
+   * It plans nothing and writes nothing.
+   */
+  async startView(): Promise<void> {
+    this.viewOnly = true;
+    this.informer.start();
+    await this.informer.waitForSync(10_000).catch(() => {
+      this.host.log.warn('GraphRollouts not synced (is the GraphRollout CRD installed?)');
+    });
   }
 
   async stop(): Promise<void> {
