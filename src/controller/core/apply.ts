@@ -118,9 +118,9 @@ function noteApplied(
 /**
  * Why an object may not be touched at all, if so. The child caches hold kgraph's objects only
  * (childScope.ts), so an object absent from them may still exist under another tool's ApplySet: before
- * creating it, its labels are read from the API server (metadata only, as the owner's identity). That
- * costs one GET per create and none in steady state. A read the identity may not do refuses nothing:
- * the apply is authorised on its own.
+ * creating it, its labels are read from the API server (metadata only, as the owner's identity), unless
+ * the kind is cached whole. That costs one GET per create and none in steady state. A read the identity
+ * may not do refuses nothing: the apply is authorised on its own.
  */
 async function refusalOf(
   a: Applier,
@@ -130,6 +130,7 @@ async function refusalOf(
 ): Promise<string | undefined> {
   if (!policy.refuse) return undefined;
   if (observed) return policy.refuse(d, observed);
+  if (a.watches.holdsWholeKind(d.id)) return undefined;
   let live: KubeObject | undefined;
   try {
     live = await a.writer.get({ ...d.id }, { metadataOnly: true });

@@ -507,6 +507,17 @@ export class WatchSet {
       );
   }
 
+  /**
+   * Whether the cache reads of this object consult holds every object of its kind (not only kgraph's):
+   * then an object absent from it is absent from the cluster, as far as the cache knows.
+   */
+  holdsWholeKind(id: ObjectIdentity): boolean {
+    const t = this.types.get(gvkKey(id.apiVersion, id.kind));
+    if (!t?.info) return false;
+    const base = `${gvkKey(id.apiVersion, id.kind)}|${this.scope(t.info, id.namespace)}`;
+    return this.informers.get(`${base}|all`)?.hasSynced() ?? false;
+  }
+
   private informerFor(id: ObjectIdentity): Informer | undefined {
     const t = this.types.get(gvkKey(id.apiVersion, id.kind));
     if (!t?.info) return undefined;

@@ -1,9 +1,12 @@
 /**
- * The shard coordinator (design/sharding.md §3): run by whichever replica holds the leader Lease. Every
- * retry period it reads the membership Leases, judges each one live by how long *it* has seen it
- * unchanged (never by the holder's renewTime: clocks differ), plans the next shard map from the live
- * replicas and the epochs they acknowledged (shardPlan.ts) and writes it when it changed. Leases of
- * replicas gone for ten lease durations are deleted.
+ * The shard coordinator (design/sharding.md §3). Every replica runs its observing half: every retry
+ * period it reads the membership Leases and notes how long *it* has seen each one unchanged (never the
+ * holder's renewTime: clocks differ). The replica holding the leader Lease also plans: it judges the
+ * replicas live from those observations, plans the next shard map from them and the epochs they
+ * acknowledged (shardPlan.ts) and writes it when it changed; it deletes Leases of replicas gone for ten
+ * lease durations. Observing before coordinating is what makes a successor fast: when it takes over, a
+ * dead coordinator's Lease has already been unchanged in its eyes for as long as the leader Lease it
+ * waited out, so its buckets move in the successor's first round instead of one lease duration later.
  */
 import type { Logger } from 'pino';
 import { isRecord } from '../../diag/record.ts';
@@ -35,8 +38,12 @@ export class ShardCoordinator {
   private readonly observed = new Map<string, Observed>();
   private loop: Promise<void> | undefined;
   private abort: AbortController | undefined;
+  /** Ends the current wait between rounds early. */
+  private kick: AbortController | undefined;
   /** Map writes since start (tests, metrics). */
   writes = 0;
+  /** Set while this replica holds the leader Lease: it plans and writes the map. */
+  private planning = false;
 
   constructor(opts: CoordinatorOptions) {
     this.o = opts;
@@ -53,9 +60,17 @@ export class ShardCoordinator {
         } catch (e) {
           this.o.log.debug({ err: String(e) }, 'shard coordinator step failed');
         }
-        await sleep(this.o.retryPeriodMs, signal).catch(() => undefined);
+        this.kick = new AbortController();
+        await sleep(this.o.retryPeriodMs, AbortSignal.any([signal, this.kick.signal])).catch(() => undefined);
       }
     })();
+  }
+
+  /** Plans and writes the map from the next round on (this replica became the coordinator). */
+  coordinate(): void {
+    this.planning = true;
+    // Planned at once, from what was observed so far, not after a retry period.
+    this.kick?.abort();
   }
 
   async stop(): Promise<void> {
@@ -72,7 +87,7 @@ export class ShardCoordinator {
       .sort();
   }
 
-  /** One round: observe the Leases, plan, write. */
+  /** One round: observe the Leases; when coordinating, plan and write. */
   async step(now: number): Promise<void> {
     const { client, namespace } = this.o;
     const leases = await client.list(
@@ -98,9 +113,10 @@ export class ShardCoordinator {
         acked: Number.isFinite(acked) ? acked : -1,
         held: holder !== '',
       });
-      if (now - at > 10 * this.o.leaseDurationMs) await this.deleteLease(lease);
+      if (this.planning && now - at > 10 * this.o.leaseDurationMs) await this.deleteLease(lease);
     }
     for (const name of [...this.observed.keys()]) if (!seen.has(name)) this.observed.delete(name);
+    if (!this.planning) return;
 
     const current = await client.getOrUndefined(shardMapTarget(namespace));
     const map = shardMapOf(current) ?? emptyShardMap();

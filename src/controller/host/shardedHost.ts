@@ -133,7 +133,7 @@ export class ShardedHost {
       onStartedLeading: () => {
         log.info({ identity: sharding.identity }, 'coordinating the shards');
         this.coordinating = true;
-        this.coordinator.start();
+        this.coordinator.coordinate();
         this.labeller
           .start()
           .catch((e: unknown) => log.warn({ err: String(e) }, 'bucket labeller failed to start'));
@@ -176,6 +176,8 @@ export class ShardedHost {
     this.o.client.setWriteFence(this.lease);
     this.lease.start();
     this.mapInformer.start();
+    // Every replica observes the membership Leases (coordinator.ts): a successor judges from history.
+    this.coordinator.start();
     // Coordinate only once this replica is a member: its own Lease is what the map is planned from.
     this.lease.ready.then(
       () => {

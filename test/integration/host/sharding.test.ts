@@ -287,11 +287,12 @@ describe('sharded replicas', { timeout: 600_000 }, () => {
     await applyGraphs(client, values);
     await converged(client, values, 90_000);
     const elapsed = performance.now() - killedAt;
-    // The successor first waits out the leader Lease, then gives every membership Lease one duration.
+    // The successor waits out the leader Lease; the dead coordinator's membership Lease has been unchanged
+    // for as long in its eyes (every replica observes them), so its buckets move in the successor's first rounds.
     console.log(
       `# the coordinator's buckets converged ${Math.round(elapsed)} ms after SIGKILL (lease ${LEASE_S} s)`,
     );
-    assert.ok(elapsed < 3 * LEASE_S * 1000, `${Math.round(elapsed)} ms`);
+    assert.ok(elapsed < 2 * LEASE_S * 1000, `${Math.round(elapsed)} ms`);
     const next = await coordinatorOf(live());
     assert.notEqual(next, coordinator);
     await settled(client, live());
