@@ -133,7 +133,7 @@ async function refusalOf(
   if (a.watches.holdsWholeKind(d.id)) return undefined;
   let live: KubeObject | undefined;
   try {
-    live = await a.writer.get({ ...d.id }, { metadataOnly: true });
+    live = await a.writer.get(d.id, { metadataOnly: true });
   } catch (e) {
     if (isApiError(e) && (e.code === 404 || e.code === 403)) return undefined;
     throw e;

@@ -344,12 +344,17 @@ export class WatchSet {
    * unless the kind is read without being owned (then its reads wait for the whole kind: missing).
    */
   private syncedInformer(apiVersion: string, kind: string, scope: string): Informer | undefined {
-    const base = `${gvkKey(apiVersion, kind)}|${scope}`;
-    const all = this.informers.get(`${base}|all`);
-    if (all?.hasSynced()) return all;
+    const all = this.wholeKind(apiVersion, kind, scope);
+    if (all) return all;
     if (this.reachOf(apiVersion, kind) === 'all') return undefined;
-    const owned = this.informers.get(`${base}|owned`);
+    const owned = this.informers.get(`${gvkKey(apiVersion, kind)}|${scope}|owned`);
     return owned?.hasSynced() ? owned : undefined;
+  }
+
+  /** The informer of every object of a kind in a scope, once synced. */
+  private wholeKind(apiVersion: string, kind: string, scope: string): Informer | undefined {
+    const all = this.informers.get(`${gvkKey(apiVersion, kind)}|${scope}|all`);
+    return all?.hasSynced() ? all : undefined;
   }
 
   /**
@@ -514,8 +519,7 @@ export class WatchSet {
   holdsWholeKind(id: ObjectIdentity): boolean {
     const t = this.types.get(gvkKey(id.apiVersion, id.kind));
     if (!t?.info) return false;
-    const base = `${gvkKey(id.apiVersion, id.kind)}|${this.scope(t.info, id.namespace)}`;
-    return this.informers.get(`${base}|all`)?.hasSynced() ?? false;
+    return this.wholeKind(id.apiVersion, id.kind, this.scope(t.info, id.namespace)) !== undefined;
   }
 
   private informerFor(id: ObjectIdentity): Informer | undefined {

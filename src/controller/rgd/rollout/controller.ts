@@ -130,12 +130,11 @@ export class RolloutController {
       },
       delete: (o) => {
         const name = o.metadata.name ?? '';
+        this.known.delete(name);
         if (this.viewOnly) {
-          this.known.delete(name);
           host.reconcileInstances(name);
           return;
         }
-        this.known.delete(name);
         this.lastStatus.delete(name);
         this.programs.delete(name);
         // Its holds are gone: its assignments are released and the instances follow the latest revision again.
