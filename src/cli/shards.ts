@@ -34,6 +34,8 @@ export interface ShardsView {
   rows: ShardRow[];
   unowned: number;
   unlabelled: number;
+  /** The two-phase upgrade runs: children without a bucket are being labelled, caches hold every child. */
+  labellingChildren: boolean;
 }
 
 async function topLevelObjects(client: RestClient): Promise<KubeObject[]> {
@@ -129,6 +131,7 @@ export async function shardsView(client: RestClient, namespace: string): Promise
     rows,
     unowned: map.buckets.filter((e) => e.owner === '').length,
     unlabelled,
+    labellingChildren: map.labellingChildren === true,
   };
 }
 
@@ -151,7 +154,7 @@ export function formatShards(v: ShardsView): string {
       .trimEnd();
   const handovers = v.rows.reduce((n, r) => n + r.draining, 0);
   return [
-    `shard map ${v.namespace}/${SHARD_MAP_NAME}: epoch ${v.epoch}, ${handovers} bucket(s) being handed over, ${v.unowned} unowned; ${v.unlabelled} object(s) without a bucket yet`,
+    `shard map ${v.namespace}/${SHARD_MAP_NAME}: epoch ${v.epoch}, ${handovers} bucket(s) being handed over, ${v.unowned} unowned; ${v.unlabelled} object(s) without a bucket yet${v.labellingChildren ? '; children without a bucket being labelled (child caches unfiltered)' : ''}`,
     line(header),
     ...cells.map(line),
   ].join('\n');

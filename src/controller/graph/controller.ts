@@ -42,11 +42,17 @@ export interface ControllerOptions {
   /** The controller's own identity: watches, status writes; Graph writes impersonate (design/graph.md §24). */
   client: RestClient;
   /**
-   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
-   * children outside it are neither cached nor reconciled here.
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs and instances
+   * (their children: `childShardSelector`) outside it are neither cached nor reconciled here.
    * @default every object
    */
   shardSelector?: string;
+  /**
+   * Sharded: the selector narrowing the child caches to this replica's buckets (design/sharding.md §4);
+   * absent while the two-phase upgrade labels children: the child caches then hold every child of
+   * kgraph's, as one replica's do.
+   */
+  childShardSelector?: string;
   /**
    * Reconcile only Graphs of these namespaces (and watch namespaced kinds only there).
    * @default all namespaces
@@ -143,7 +149,7 @@ export class GraphController {
       // UIDs, releases); other managers' entries are dropped from the cache.
       keepManager: (m) => isGraphManager(m) || m === CONTROLLER_MANAGER,
       // Child informers hold kgraph's own objects only (design/sharding.md §1).
-      childSelector: childSelector(opts.shardSelector),
+      childSelector: childSelector(opts.childShardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({

@@ -11,9 +11,10 @@
 import type { Logger } from 'pino';
 import { isRecord } from '../../diag/record.ts';
 import { isApiError, type KubeObject, type RestClient, sleep } from '../../kube/index.ts';
+import type { AuditResult, ChildLabelAudit } from './childLabelAudit.ts';
 import { ANNOTATION_ACKED_EPOCH, ANNOTATION_REPLICA_IDENTITY, LABEL_REPLICA } from './replicaLease.ts';
 import { shardMapOf, shardMapTarget, writeShardMap } from './shardMapStore.ts';
-import { emptyShardMap, nextShardMap, type ShardMap } from './shardPlan.ts';
+import { emptyShardMap, nextShardMap, type ShardMap, withChildrenLabelling } from './shardPlan.ts';
 
 export interface CoordinatorOptions {
   client: RestClient;
@@ -23,6 +24,12 @@ export interface CoordinatorOptions {
   log: Logger;
   /** Told after every map written. */
   onMapWritten?: (map: ShardMap) => void;
+  /**
+   * Finds children stamped without a bucket (the two-phase upgrade, childLabelAudit.ts): run once per
+   * term of coordination, then again over the kinds that held some until none is left.
+   * Absent: the map never asks the replicas to cache children whole.
+   */
+  audit?: ChildLabelAudit;
 }
 
 interface Observed {
@@ -44,6 +51,10 @@ export class ShardCoordinator {
   writes = 0;
   /** Set while this replica holds the leader Lease: it plans and writes the map. */
   private planning = false;
+  /** The last audit of unlabelled children of this term; undefined until the first one ends. */
+  private audited: AuditResult | undefined;
+  private auditing: Promise<void> | undefined;
+  private auditedAt = 0;
 
   constructor(opts: CoordinatorOptions) {
     this.o = opts;
@@ -69,6 +80,7 @@ export class ShardCoordinator {
   /** Plans and writes the map from the next round on (this replica became the coordinator). */
   coordinate(): void {
     this.planning = true;
+    this.startAudit(undefined);
     // Planned at once, from what was observed so far, not after a retry period.
     this.kick?.abort();
   }
@@ -76,6 +88,7 @@ export class ShardCoordinator {
   async stop(): Promise<void> {
     this.abort?.abort();
     await this.loop;
+    await this.auditing;
     this.loop = undefined;
   }
 
@@ -119,10 +132,14 @@ export class ShardCoordinator {
     if (!this.planning) return;
 
     const current = await client.getOrUndefined(shardMapTarget(namespace));
-    const map = shardMapOf(current) ?? emptyShardMap();
+    const stored = shardMapOf(current);
+    const labelling = this.childrenLabelling(stored, now);
+    // A first map waits for the first audit: replicas must not filter children it has not looked for.
+    if (labelling === undefined) return;
+    const map = stored ?? emptyShardMap();
     const live = this.live(now);
     const acked = new Map([...this.observed.values()].map((o) => [o.identity, o.acked]));
-    const next = nextShardMap(map, live, acked);
+    const next = withChildrenLabelling(nextShardMap(map, live, acked), labelling);
     if (next === map && current) return;
     try {
       await writeShardMap(client, namespace, current, next);
@@ -132,6 +149,41 @@ export class ShardCoordinator {
     } catch (e) {
       if (!(isApiError(e) && e.code === 409)) throw e;
     }
+  }
+
+  /**
+   * Whether the replicas must cache children whole: from the latest audit; before the first audit of
+   * this term ends, what the stored map says (undefined when there is no map yet). While claimed
+   * children remain, their kinds are audited again every other retry period.
+   */
+  private childrenLabelling(stored: ShardMap | undefined, now: number): boolean | undefined {
+    if (!this.o.audit) return false;
+    const result = this.audited;
+    if (!result) {
+      this.startAudit(undefined); // again, if the first one failed
+      return stored ? stored.labellingChildren === true : undefined;
+    }
+    if (result.claimed > 0 && now - this.auditedAt >= 2 * this.o.retryPeriodMs) this.startAudit(result);
+    return result.claimed > 0;
+  }
+
+  private startAudit(previous: AuditResult | undefined): void {
+    const audit = this.o.audit;
+    if (!audit || this.auditing) return;
+    this.auditing = audit
+      .run(previous?.kinds)
+      .then(
+        (r) => {
+          this.audited = r;
+          this.auditedAt = performance.now();
+          // The map follows at once, not a retry period later.
+          this.kick?.abort();
+        },
+        (e: unknown) => this.o.log.warn({ err: String(e) }, 'child label audit failed'),
+      )
+      .finally(() => {
+        this.auditing = undefined;
+      });
   }
 
   private async deleteLease(lease: KubeObject): Promise<void> {

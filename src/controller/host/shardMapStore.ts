@@ -2,7 +2,8 @@
  * The shard map as one API object (design/sharding.md §3): the ConfigMap `kgraph-shards` in the
  * controller namespace, key `map`, compact JSON — `{"epoch":E,"owners":[…],"buckets":[[owner, phase,
  * next, epoch], …]}` with owners and next as indexes into `owners` (-1 for none) and phase 0 active,
- * 1 draining; about 15 KB for 1024 buckets. Only the coordinator writes it (optimistic concurrency on
+ * 1 draining, and `"labellingChildren":true` while the two-phase upgrade runs (childLabelAudit.ts); about
+ * 15 KB for 1024 buckets. Only the coordinator writes it (optimistic concurrency on
  * its resourceVersion); every replica reads it through a watch.
  */
 import { isRecord } from '../../diag/record.ts';
@@ -41,7 +42,12 @@ export function encodeShardMap(map: ShardMap): string {
     idx(e.next),
     e.epoch,
   ]);
-  return JSON.stringify({ epoch: map.epoch, owners, buckets });
+  return JSON.stringify({
+    epoch: map.epoch,
+    owners,
+    buckets,
+    ...(map.labellingChildren ? { labellingChildren: true } : {}),
+  });
 }
 
 export function decodeShardMap(text: string): ShardMap {
@@ -65,7 +71,7 @@ export function decodeShardMap(text: string): ShardMap {
     if (owner === undefined) throw new ShardMapError(`shard map bucket ${b} names no owner`);
     return { owner, phase: p === 1 ? 'draining' : 'active', ...(next ? { next } : {}), epoch: e as number };
   });
-  return { epoch: v.epoch, buckets };
+  return { epoch: v.epoch, buckets, ...(v.labellingChildren === true ? { labellingChildren: true } : {}) };
 }
 
 /** The map an object holds; undefined when the object is absent. */

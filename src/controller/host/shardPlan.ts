@@ -24,6 +24,11 @@ export interface ShardMap {
   epoch: number;
   /** Indexed by bucket; BUCKET_COUNT entries. */
   buckets: BucketEntry[];
+  /**
+   * Set while children without a bucket label exist that an owner claims (childLabelAudit.ts): the
+   * replicas cache kgraph's children whole, not only their buckets', until it is cleared.
+   */
+  labellingChildren?: true;
 }
 
 export function emptyShardMap(count = BUCKET_COUNT): ShardMap {
@@ -114,7 +119,14 @@ export function nextShardMap(
     else n = e;
     return n;
   });
-  return changed ? { epoch, buckets } : map;
+  return changed ? { ...map, epoch, buckets } : map;
+}
+
+/** The map with its children phase set (a new epoch when it changes). */
+export function withChildrenLabelling(map: ShardMap, labelling: boolean): ShardMap {
+  if ((map.labellingChildren === true) === labelling) return map;
+  const { labellingChildren: _, ...rest } = map;
+  return { ...rest, epoch: map.epoch + 1, ...(labelling ? { labellingChildren: true as const } : {}) };
 }
 
 /** The buckets a replica serves: those it owns and is not draining. */

@@ -15,6 +15,7 @@ import { Gauge, Registry } from 'prom-client';
 import { Informer, type KubeObject, type RestClient } from '../../kube/index.ts';
 import { LABEL_BUCKET } from '../core/bucket.ts';
 import { BucketLabeller } from './bucketLabeller.ts';
+import { ChildLabelAudit } from './childLabelAudit.ts';
 import { ShardCoordinator } from './coordinator.ts';
 import { LeaderElector } from './leaderElection.ts';
 import { ReplicaLease } from './replicaLease.ts';
@@ -34,6 +35,12 @@ export interface ShardingOptions {
 export interface Assignment {
   /** Label selector of the replica's buckets. */
   selector: string;
+  /**
+   * The selector narrowing the child caches to those buckets; absent while the map says children
+   * without a bucket are still being labelled (the two-phase upgrade): the caches hold every child of
+   * kgraph's then, so no owner misses an unlabelled child of its own.
+   */
+  childSelector?: string;
   /** How many buckets it serves (0: none; the coordinator still registers RGDs). */
   buckets: number;
   coordinator: boolean;
@@ -116,6 +123,13 @@ export class ShardedHost {
       leaseDurationMs,
       retryPeriodMs,
       log,
+      audit: new ChildLabelAudit({
+        client,
+        log,
+        graphs: opts.graphs,
+        rgds: opts.rgds,
+        ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
+      }),
     });
     this.labeller = new BucketLabeller(client, {
       log,
@@ -258,7 +272,8 @@ export class ShardedHost {
     const map = this.mapError ? undefined : this.map;
     const served = map ? servedBuckets(map, this.o.sharding.identity) : [];
     const coordinator = this.coordinating;
-    const key = map ? `${coordinator}|${served.join(',')}` : 'none';
+    const wholeChildren = map?.labellingChildren === true;
+    const key = map ? `${coordinator}|${wholeChildren}|${served.join(',')}` : 'none';
     if (this.current?.key !== key) {
       const old = this.current;
       this.current = undefined;
@@ -268,11 +283,19 @@ export class ShardedHost {
       }
       const runnables =
         map && (served.length > 0 || coordinator)
-          ? await this.o.build({ selector: bucketSelector(served), buckets: served.length, coordinator })
+          ? await this.o.build({
+              selector: bucketSelector(served),
+              ...(wholeChildren ? {} : { childSelector: bucketSelector(served) }),
+              buckets: served.length,
+              coordinator,
+            })
           : [];
       for (const r of runnables) await r.start();
       this.current = { key, runnables };
-      this.o.log.info({ buckets: served.length, coordinator, epoch: map?.epoch }, 'serving buckets');
+      this.o.log.info(
+        { buckets: served.length, coordinator, wholeChildren, epoch: map?.epoch },
+        'serving buckets',
+      );
     }
     if (map) this.lease.acknowledge(map.epoch);
   }

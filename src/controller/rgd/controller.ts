@@ -48,11 +48,17 @@ export interface RgdControllerOptions {
    */
   rgdSelector?: string;
   /**
-   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs, instances and
-   * children outside it are neither cached nor reconciled here.
+   * Sharded (design/sharding.md §4): the label selector of this replica's buckets; Graphs and instances
+   * (their children: `childShardSelector`) outside it are neither cached nor reconciled here.
    * @default every object
    */
   shardSelector?: string;
+  /**
+   * Sharded: the selector narrowing the child caches to this replica's buckets (design/sharding.md §4);
+   * absent while the two-phase upgrade labels children: the child caches then hold every child of
+   * kgraph's, as one replica's do.
+   */
+  childShardSelector?: string;
   /**
    * Register RGDs (finalizer, CRD, status, GraphRevisions); false on a sharded replica that is not the
    * coordinator: it only serves the instances of RGDs the coordinator registered (design/sharding.md §6).
@@ -164,7 +170,7 @@ export class RgdController {
       // listChildren selects an instance's children by their ApplySet label: indexed, it reads only them.
       indexLabels: [LABEL_APPLYSET_PART_OF],
       // Child informers hold kgraph's own objects only (design/sharding.md §1).
-      childSelector: childSelector(opts.shardSelector),
+      childSelector: childSelector(opts.childShardSelector),
     });
     const resourceOf = (av: string, k: string) => this.watches.resourceOf(av, k);
     ({

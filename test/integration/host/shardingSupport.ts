@@ -74,12 +74,16 @@ export interface Replica {
   exited: Promise<number | null>;
 }
 
-/** A sharded `kgraph controller` (Graphs, or RGDs) reconciling `namespace`, its Leases and map there too. */
+/**
+ * A sharded `kgraph controller` (Graphs, RGDs or both) reconciling `namespace`, its Leases and map there
+ * too; `single` starts one unsharded controller instead (what runs before an upgrade to sharded).
+ */
 export async function startReplica(
   kubeconfigPath: string,
   namespace: string,
   leaseSeconds: number,
-  controllers: 'graphs' | 'rgds' = 'graphs',
+  controllers: 'graphs' | 'rgds' | 'both' = 'graphs',
+  mode: 'sharded' | 'single' = 'sharded',
 ): Promise<Replica> {
   const port = await freePort();
   const child = spawn(
@@ -90,14 +94,13 @@ export async function startReplica(
       '--kubeconfig',
       kubeconfigPath,
       '--replicas-mode',
-      'sharded',
-      '--leader-election-namespace',
-      namespace,
+      mode,
+      ...(mode === 'sharded' ? ['--leader-election-namespace', namespace] : []),
       '--namespace',
       namespace,
       '--lease-duration',
       `${leaseSeconds}s`,
-      controllers === 'graphs' ? '--no-rgds' : '--no-graphs',
+      ...(controllers === 'both' ? [] : [controllers === 'graphs' ? '--no-rgds' : '--no-graphs']),
       '--no-install-crd',
       '--concurrency',
       '4',
@@ -108,7 +111,8 @@ export async function startReplica(
       '--log-level',
       process.env.KGRAPH_TEST_LOG_LEVEL ?? 'warn',
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    // Logs go to stdout: shown when a log level is asked for (debugging a test), dropped otherwise.
+    { stdio: ['ignore', process.env.KGRAPH_TEST_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'] },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { process: child, port, identity: `${hostname()}_${child.pid}`, exited };

@@ -10,6 +10,7 @@ describe('kgraph get shards', () => {
       epoch: 7,
       unowned: 0,
       unlabelled: 2,
+      labellingChildren: false,
       rows: [
         {
           replica: 'a_1',
@@ -41,6 +42,21 @@ describe('kgraph get shards', () => {
         'a_1 (coordinator)  renewed 1s ago  512      0         0         7      40',
         'b_2                none            256      256       0         -      21',
       ].join('\n'),
+    );
+  });
+
+  it('says when children without a bucket are being labelled', () => {
+    const text = formatShards({
+      namespace: 'kgraph-system',
+      epoch: 3,
+      unowned: 0,
+      unlabelled: 0,
+      labellingChildren: true,
+      rows: [],
+    });
+    assert.match(
+      text.split('\n')[0] ?? '',
+      /0 object\(s\) without a bucket yet; children without a bucket being labelled \(child caches unfiltered\)$/,
     );
   });
 });

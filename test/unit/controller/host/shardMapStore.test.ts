@@ -7,7 +7,11 @@ import {
   ShardMapError,
   shardMapOf,
 } from '../../../../src/controller/host/shardMapStore.ts';
-import { emptyShardMap, nextShardMap } from '../../../../src/controller/host/shardPlan.ts';
+import {
+  emptyShardMap,
+  nextShardMap,
+  withChildrenLabelling,
+} from '../../../../src/controller/host/shardPlan.ts';
 
 describe('shard map encoding', () => {
   it('round-trips a map with drains, compactly', () => {
@@ -34,5 +38,20 @@ describe('shard map encoding', () => {
       (e: unknown) => e instanceof ShardMapError && e.code === 'ShardMapUnreadable',
     );
     assert.equal(shardMapOf(undefined), undefined);
+  });
+
+  it('keeps the children phase: set while children are labelled, absent once they all carry a bucket', () => {
+    const assigned = nextShardMap(emptyShardMap(), ['a', 'b'], new Map());
+    const labelling = withChildrenLabelling(assigned, true);
+    assert.equal(labelling.epoch, assigned.epoch + 1, 'a phase change is a new epoch');
+    assert.equal(withChildrenLabelling(labelling, true), labelling, 'no change, same map');
+    assert.deepEqual(decodeShardMap(encodeShardMap(labelling)), labelling);
+    // A plan keeps the phase; clearing it drops the key from the stored text.
+    const replanned = nextShardMap(labelling, ['a', 'b', 'c'], new Map());
+    assert.equal(replanned.labellingChildren, true);
+    const filtered = withChildrenLabelling(replanned, false);
+    assert.equal(filtered.labellingChildren, undefined);
+    assert.ok(!encodeShardMap(filtered).includes('labellingChildren'));
+    assert.equal(decodeShardMap(encodeShardMap(filtered)).labellingChildren, undefined);
   });
 });
