@@ -208,7 +208,16 @@ export class RgdController {
       versions: new GroupKindVersions(this.client.discovery),
       log: this.log,
       ...(namespaces ? { namespaces } : {}),
-      ...(opts.shardSelector ? { instanceSelector: opts.shardSelector } : {}),
+      ...(opts.shardSelector
+        ? {
+            instanceSelector: opts.shardSelector,
+            publishPasses: true,
+            // The coordinator's rollouts and revision retention see every replica's instances.
+            ...(opts.registration !== false
+              ? { fleetView: true, onFleetChange: (rgd: string) => this.rollouts.noteFleetChange(rgd) }
+              : {}),
+          }
+        : {}),
       resyncMs,
       ...(opts.maxCollectionSize !== undefined ? { maxCollectionSize: opts.maxCollectionSize } : {}),
       metrics: () => this.metrics,
@@ -220,7 +229,7 @@ export class RgdController {
       log: this.log,
       resyncMs,
       servedApi: (rgd) => this.server.apiOf(rgd),
-      instancesOf: (rgd) => this.server.instancesOf(rgd),
+      instancesOf: (rgd) => this.server.fleetOf(rgd),
       reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
       ...(opts.observe ? { event: (e: EventRecord) => opts.observe?.event(e) } : {}),
     });
@@ -269,7 +278,8 @@ export class RgdController {
 
   /** The revisions an RGD's instances use or ask for, and those held for it (a rollout's stable). */
   revisionsInUse(rgdName: string): Set<number> {
-    const used = revisionsNamed(this.server.instancesOf(rgdName).map((o) => o.metadata));
+    // Every replica's instances: a revision one of them uses is in use (the coordinator's fleet view).
+    const used = revisionsNamed(this.server.fleetOf(rgdName).map((o) => o.metadata));
     for (const held of this.heldRevisions) for (const n of held(rgdName)) used.add(n);
     return used;
   }

@@ -70,7 +70,7 @@ import {
   PARENT_MANAGER,
 } from './names.ts';
 import { revisionErrorStatus } from './revisionErrorStatus.ts';
-import { LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
+import { ANNOTATION_OBSERVED_REVISION, LABEL_REVISION, RevisionResolutionError } from './revisionPolicy.ts';
 import { type InstanceIdentity, instanceLabels, stampChild } from './stamp.ts';
 import { firstTerminating, type TerminatingChild, terminatingMessage } from './terminating.ts';
 import { watchesHealthyInput, withWatchesHealthy } from './watchesHealthy.ts';
@@ -117,6 +117,11 @@ export interface InstanceReconcilerDeps {
    * in (or later). A rollout judges an instance's health at a revision only from such a version.
    */
   onPass?: (api: InstanceApi, inst: KubeObject, rv: number) => void;
+  /**
+   * Sharded: record the revision of each ended pass on the instance (`kgraph.dev/observed-revision`),
+   * for the coordinator's rollout, which sees no pass of another replica (design/sharding.md §6).
+   */
+  publishPasses?: boolean;
 }
 
 /** An instance stopped on an unavailable revision is looked at again after this long (or when it changes). */
@@ -415,6 +420,16 @@ export class InstanceReconciler {
       () => this.now(),
     );
     await this.writeStatus(api, parent, status);
+    if (this.deps.publishPasses && api.revision !== undefined)
+      parent =
+        (await this.ensureParent(
+          api,
+          parent,
+          identity,
+          readInventory(parent.metadata.annotations),
+          true,
+          api.revision,
+        )) ?? parent;
 
     const uid = identity.uid;
     this.deps.onPass?.(
@@ -630,14 +645,22 @@ export class InstanceReconciler {
     identity: InstanceIdentity,
     inv: Inventory,
     finalizer: boolean,
+    passedRevision?: number,
   ): Promise<KubeObject | undefined> {
+    // The observed revision stays as recorded (leaving it out would remove it) until a pass publishes another.
+    const observed = this.deps.publishPasses
+      ? (passedRevision?.toString() ?? inst.metadata.annotations?.[ANNOTATION_OBSERVED_REVISION])
+      : undefined;
     const metadata: Record<string, unknown> = {
       name: inst.metadata.name,
       labels: {
         ...instanceLabels(identity, { uid: api.rgdUid, name: api.rgdName }),
         ...(api.revision !== undefined ? { [LABEL_REVISION]: String(api.revision) } : {}),
       },
-      annotations: inventoryAnnotations(identity.applySetId, inv),
+      annotations: {
+        ...inventoryAnnotations(identity.applySetId, inv),
+        ...(observed !== undefined ? { [ANNOTATION_OBSERVED_REVISION]: observed } : {}),
+      },
       ...(finalizer ? { finalizers: [INSTANCE_FINALIZER] } : {}),
     };
     if (inst.metadata.namespace) metadata.namespace = inst.metadata.namespace;

@@ -35,6 +35,8 @@ const STOP_WAIT_MS = 30_000;
 interface Served {
   api: InstanceApi;
   informers: Informer[];
+  /** The coordinator's view of every bucket's instances (fleetView), apart from those it serves. */
+  fleet: Informer[];
 }
 
 /**
@@ -77,6 +79,15 @@ export interface InstanceServerOptions {
   resolveRevision?: InstanceReconcilerDeps['resolveRevision'];
   /** Told when a pass ended (the rollout controller, rollout/controller.ts). */
   onPass?: InstanceReconcilerDeps['onPass'];
+  /** Record each pass's revision on the instance (sharded replicas; instanceReconciler.ts). */
+  publishPasses?: boolean;
+  /**
+   * With `instanceSelector`: also cache every instance of every bucket, to read only (the sharded
+   * coordinator's rollouts and revision retention see the whole fleet; design/sharding.md §6).
+   */
+  fleetView?: boolean;
+  /** An instance of the fleet view changed (the rollout controller looks again). */
+  onFleetChange?: (rgdName: string) => void;
 }
 
 export class InstanceServer {
@@ -101,6 +112,7 @@ export class InstanceServer {
       ...(opts.applyConcurrency !== undefined ? { applyConcurrency: opts.applyConcurrency } : {}),
       ...(opts.resolveRevision ? { resolveRevision: opts.resolveRevision } : {}),
       ...(opts.onPass ? { onPass: opts.onPass } : {}),
+      ...(opts.publishPasses ? { publishPasses: true } : {}),
     });
   }
 
@@ -115,7 +127,9 @@ export class InstanceServer {
   async stopAll(): Promise<void> {
     await this.queue.shutdown();
     await this.running;
-    await Promise.all([...this.served.values()].flatMap((s) => s.informers.map((i) => i.stop())));
+    await Promise.all(
+      [...this.served.values()].flatMap((s) => [...s.informers, ...s.fleet].map((i) => i.stop())),
+    );
     this.served.clear();
   }
 
@@ -164,7 +178,7 @@ export class InstanceServer {
     }
     if (prev) await this.stop(rgdName);
     const scopes = api.namespaced && this.opts.namespaces ? [...this.opts.namespaces] : [undefined];
-    const entry: Served = { api, informers: [] };
+    const entry: Served = { api, informers: [], fleet: [] };
     for (const ns of scopes) {
       const inf = new Informer(this.opts.client, {
         target: {
@@ -208,9 +222,11 @@ export class InstanceServer {
       });
       inf.start();
       entry.informers.push(inf);
+      if (this.opts.fleetView && this.opts.instanceSelector)
+        entry.fleet.push(this.fleetInformer(rgdName, api, ns));
     }
     this.served.set(rgdName, entry);
-    await Promise.all(entry.informers.map((i) => i.waitForSync(60_000)));
+    await Promise.all([...entry.informers, ...entry.fleet].map((i) => i.waitForSync(60_000)));
     this.opts.log.info(
       { rgd: rgdName, kind: `${api.kind}.${api.group}/${api.version}` },
       'serving instances',
@@ -228,7 +244,7 @@ export class InstanceServer {
           instanceKey(rgdName, o.metadata.namespace ?? '', o.metadata.name ?? ''),
           o.metadata.uid ?? '',
         );
-    await Promise.all(s.informers.map((i) => i.stop()));
+    await Promise.all([...s.informers, ...s.fleet].map((i) => i.stop()));
     // Reconciles of its instances already running finish first: a deleting RGD loses its finalizer only
     // once nothing acts for it any more (design/rgd.md §19.6). Bounded, should a call hang.
     const running = () => [...this.inflight.keys()].some((k) => k.startsWith(`${rgdName}|`));
@@ -270,6 +286,31 @@ export class InstanceServer {
   /** The served instances of one RGD, as cached. */
   instancesOf(rgdName: string): KubeObject[] {
     return (this.served.get(rgdName)?.informers ?? []).flatMap((i) => i.list());
+  }
+
+  /** Every instance of one RGD, whichever replica serves it (the served ones without a fleet view). */
+  fleetOf(rgdName: string): KubeObject[] {
+    const s = this.served.get(rgdName);
+    if (!s) return [];
+    return (s.fleet.length > 0 ? s.fleet : s.informers).flatMap((i) => i.list());
+  }
+
+  /** A read-only informer of every bucket's instances of a kind (fleetView). */
+  private fleetInformer(rgdName: string, api: InstanceApi, ns: string | undefined): Informer {
+    const inf = new Informer(this.opts.client, {
+      target: {
+        apiVersion: `${api.group}/${api.version}`,
+        plural: api.plural,
+        ...(ns ? { namespace: ns } : {}),
+      },
+      resyncMs: this.opts.resyncMs,
+      onError: (e) => this.opts.log.debug({ err: String(e), kind: api.kind }, 'fleet watch error'),
+      transform: rgdCacheTransforms.instance,
+    });
+    const changed = (): void => this.opts.onFleetChange?.(rgdName);
+    inf.addHandlers({ add: changed, update: changed, delete: changed });
+    inf.start();
+    return inf;
   }
 
   /** Enqueues every served instance (what an informer resync does). */

@@ -14,6 +14,12 @@
 export const ANNOTATION_REVISION_POLICY = 'kgraph.dev/revision-policy';
 export const ANNOTATION_REVISION = 'kgraph.dev/revision';
 export const LABEL_REVISION = 'kgraph.dev/revision';
+/**
+ * Sharded replicas: the revision of the last pass whose status was written, on the instance, so the
+ * coordinator's rollout judges the health of another replica's instance only from a status that pass
+ * wrote (design/sharding.md §6). Written once per revision change, never in steady state.
+ */
+export const ANNOTATION_OBSERVED_REVISION = 'kgraph.dev/observed-revision';
 
 export type RevisionPolicy = 'Automatic' | 'Manual';
 

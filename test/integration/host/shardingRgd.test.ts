@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LABEL_BUCKET } from '../../../src/controller/core/bucket.ts';
+import { shardMapOf } from '../../../src/controller/host/shardMapStore.ts';
 import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
 import { rolloutAction } from '../../../src/controller/rgd/rollout/actions.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
@@ -187,6 +188,90 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
           items.every((c) => (c.data as Record<string, string>).w === 'two')
           ? items
           : undefined;
+      },
+      90_000,
+    );
+  });
+
+  it("the coordinator's rollout sees every replica's instances: a canary served by the other replica moves first", async () => {
+    const RO = { apiVersion: 'kgraph.dev/v1alpha1', kind: 'GraphRollout' };
+    const status = async () =>
+      (await client.getOrUndefined({ ...RO, name: 'shardapp' }))?.status as
+        | { phase?: string; stableRevision?: number; targetRevision?: number; currentStep?: number }
+        | undefined;
+    // Who serves which instance: the shard map's owner of its bucket.
+    const coordinator = await eventually('a coordinator', async () => {
+      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
+      return undefined;
+    });
+    const map = shardMapOf(
+      await client.get({ apiVersion: 'v1', plural: 'configmaps', namespace: NS, name: 'kgraph-shards' }),
+    );
+    assert.ok(map);
+    const instances = (
+      await client.list({ apiVersion: `${GROUP}/v1alpha1`, plural: 'shardapps', namespace: NS })
+    ).items;
+    const ownerOf = (o: KubeObject): string | undefined =>
+      map.buckets[Number(o.metadata.labels?.[LABEL_BUCKET])]?.owner;
+    const canary = instances.find((o) => ownerOf(o) !== coordinator.identity);
+    assert.ok(canary, 'some instance is served by the replica that does not coordinate');
+    await client.patch(
+      {
+        apiVersion: `${GROUP}/v1alpha1`,
+        plural: 'shardapps',
+        namespace: NS,
+        name: canary.metadata.name ?? '',
+      },
+      { metadata: { labels: { canary: 'yes' } } },
+      { type: 'merge' },
+    );
+    await client.apply(
+      {
+        ...RO,
+        metadata: { name: 'shardapp' },
+        spec: {
+          steps: [
+            { canary: { selector: { matchLabels: { canary: 'yes' } } } },
+            { pause: {} },
+            { batch: { percent: 100 } },
+          ],
+        },
+      } as KubeObject,
+      { fieldManager: 'test', force: true },
+    );
+    const edited = structuredClone(rgd) as KubeObject & { spec: { resources: unknown[] } };
+    edited.spec.resources = [{ id: 'cm', template: template({ v: '${schema.spec.v}', w: 'three' }) }];
+    await client.apply(edited, { fieldManager: 'test', force: true });
+    const cms = async () =>
+      (
+        await client.list(
+          { apiVersion: 'v1', plural: 'configmaps', namespace: NS },
+          { labelSelector: 'kro.run/node-id' },
+        )
+      ).items;
+    const w = (c: KubeObject): string | undefined => (c.data as Record<string, string>).w;
+    // The canary moves, is judged healthy from the revision its replica recorded, and the rollout pauses.
+    await eventually(
+      'the canary of the other replica moves and the rollout pauses after it',
+      async () => {
+        const s = await status();
+        const moved = (await cms()).filter((c) => w(c) === 'three').map((c) => c.metadata.name);
+        return s?.phase === 'Paused' && s.targetRevision === 3 && moved.length === 1 ? moved : undefined;
+      },
+      60_000,
+    ).then((moved) => assert.deepEqual(moved, [`${canary.metadata.name}-cm`]));
+    await holdsFor(
+      'nothing but the canary moves while paused',
+      async () => (await cms()).filter((c) => w(c) === 'three').length === 1,
+      3_000,
+    );
+    await rolloutAction(client, 'shardapp', 'promote');
+    await eventually(
+      'every instance moves and the rollout completes',
+      async () => {
+        const s = await status();
+        const items = await cms();
+        return s?.phase === 'Completed' && items.every((c) => w(c) === 'three') ? s : undefined;
       },
       90_000,
     );

@@ -23,7 +23,13 @@ import { errorMessage, failedPassLogger } from '../../core/errors.ts';
 import type { EventRecord } from '../../core/events/recorder.ts';
 import { rgdCacheTransforms } from '../caches.ts';
 import type { InstanceApi } from '../instanceReconciler.ts';
-import { ANNOTATION_REVISION, LABEL_REVISION, parseRevision, rolloutMayMove } from '../revisionPolicy.ts';
+import {
+  ANNOTATION_OBSERVED_REVISION,
+  ANNOTATION_REVISION,
+  LABEL_REVISION,
+  parseRevision,
+  rolloutMayMove,
+} from '../revisionPolicy.ts';
 import {
   compileHealth,
   gateHolds,
@@ -174,6 +180,11 @@ export class RolloutController {
   notePass(api: InstanceApi, inst: KubeObject, rv: number): void {
     this.passes.set(inst.metadata.uid ?? '', { rgd: api.rgdName, revision: api.revision, rv });
     if (this.informer.get(undefined, api.rgdName)) this.queue.add(api.rgdName);
+  }
+
+  /** An instance of another replica changed (the sharded coordinator's fleet view): look again. */
+  noteFleetChange(rgdName: string): void {
+    if (this.informer.get(undefined, rgdName)) this.queue.add(rgdName);
   }
 
   /** Forgets what is kept of an RGD's instances that are gone (deleted, or no longer served). */
@@ -343,7 +354,9 @@ export class RolloutController {
   ): Health {
     const pass = this.passes.get(o.metadata.uid ?? '');
     const passed = pass?.revision === target;
-    const seen = passed && Number(o.metadata.resourceVersion) >= pass.rv;
+    // Another replica's pass (sharded) is known by the revision it recorded, in this very version.
+    const published = o.metadata.annotations?.[ANNOTATION_OBSERVED_REVISION] === String(target);
+    const seen = published || (passed && Number(o.metadata.resourceVersion) >= pass.rv);
     if (passed && !seen) this.lagging = true;
     const atTarget = parseRevision(o.metadata.labels?.[LABEL_REVISION]) === target && seen;
     const judged = atTarget ? instanceHealth(programs, o) : 'Pending';
