@@ -74,13 +74,22 @@ export interface Replica {
   exited: Promise<number | null>;
 }
 
-/** A sharded `kgraph controller` (Graphs, or RGDs) reconciling `namespace`, its Leases and map there too. */
+/**
+ * A sharded `kgraph controller` (Graphs, RGDs, or the planes alone with their ConsumerCluster Secrets
+ * in `namespace`) reconciling `namespace`, its Leases and map there too.
+ */
 export async function startReplica(
   kubeconfigPath: string,
   namespace: string,
   leaseSeconds: number,
-  controllers: 'graphs' | 'rgds' = 'graphs',
+  controllers: 'graphs' | 'rgds' | 'planes' = 'graphs',
 ): Promise<Replica> {
+  const which =
+    controllers === 'graphs'
+      ? ['--no-rgds']
+      : controllers === 'rgds'
+        ? ['--no-graphs']
+        : ['--no-graphs', '--no-rgds', '--planes', '--planes-namespace', namespace];
   const port = await freePort();
   const child = spawn(
     process.execPath,
@@ -97,7 +106,7 @@ export async function startReplica(
       namespace,
       '--lease-duration',
       `${leaseSeconds}s`,
-      controllers === 'graphs' ? '--no-rgds' : '--no-graphs',
+      ...which,
       '--no-install-crd',
       '--concurrency',
       '4',
@@ -149,6 +158,8 @@ export interface AuditWrite {
   verb: string;
   userAgent: string;
   resource: string;
+  /** `status` for a status write, '' otherwise. */
+  subresource: string;
   namespace: string;
   name: string;
   code: number;
@@ -171,7 +182,7 @@ export function auditWrites(auditPath: string): AuditWrite[] {
       stage: string;
       verb: string;
       userAgent?: string;
-      objectRef?: { resource?: string; namespace?: string; name?: string };
+      objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
       responseStatus?: { code?: number };
       stageTimestamp: string;
     };
@@ -180,6 +191,7 @@ export function auditWrites(auditPath: string): AuditWrite[] {
       verb: e.verb,
       userAgent: e.userAgent ?? '',
       resource: e.objectRef?.resource ?? '',
+      subresource: e.objectRef?.subresource ?? '',
       namespace: e.objectRef?.namespace ?? '',
       name: e.objectRef?.name ?? '',
       code: e.responseStatus?.code ?? 0,
