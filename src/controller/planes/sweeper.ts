@@ -10,6 +10,10 @@
  * — and with `{ none: true }` (the planes controller's default), or while the Lease is not held, it
  * refuses to sweep and deletes nothing. A Sweeper built without `authority` at all is unchecked (the
  * kcp backend's, which runs only after the CLI won the Lease).
+ *
+ * Sharded (design/sharding.md §6) the shard coordinator sweeps: its `registeredClusterIDs` lists every
+ * registration from the API server, and `connectionFor` answers `elsewhere` for a cluster another replica
+ * serves, whose stale records are then left alone (only deregistration or withdrawal decide them here).
  */
 import type { Logger } from 'pino';
 import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
