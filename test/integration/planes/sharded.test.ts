@@ -6,7 +6,8 @@
  * only — each registration's status is written by its bucket's owner alone (audit log, by user agent)
  * and only that owner talks to its consumer cluster (`kgraph_planes_api_requests_total{plane="consumer"}`)
  * — while the blueprint's finalizer, status and nothing else of it are written by the coordinator.
- * An instance in every consumer converges (consumer and provider child). The coordinator killed with
+ * An instance in every consumer converges (consumer and provider child). A blueprint deleted, every
+ * replica releases kgraph's finalizer from the instances of its own clusters. The coordinator killed with
  * SIGKILL, the survivor registers the blueprint and serves every cluster: an instance edited in a
  * cluster that moved converges (the time from the kill is printed).
  */
@@ -17,6 +18,7 @@ import { SHARD_MAP_NAME, shardMapOf } from '../../../src/controller/host/shardMa
 import type { ShardMap } from '../../../src/controller/host/shardPlan.ts';
 import { serviceAccountKubeconfig } from '../../../src/controller/planes/consumerSide.ts';
 import { installPlaneCrds } from '../../../src/controller/planes/crds.ts';
+import { FINALIZER_INSTANCE } from '../../../src/controller/planes/kropApi.ts';
 import type { KubeObject, RestClient } from '../../../src/kube/index.ts';
 import { RestClient as Client } from '../../../src/kube/rest.ts';
 import { dedicatedControlPlane, type TestControlPlane } from '../../support/controlPlane.ts';
@@ -39,6 +41,7 @@ import {
   cond,
   eventually,
   exportOf,
+  GROUP,
   grant,
   ns,
   SUBJECT,
@@ -85,6 +88,21 @@ describe('planes on sharded replicas', { timeout: 600_000 }, () => {
     const e = (await shardMap())?.buckets[Number(label)];
     return e?.phase === 'active' && e.owner ? e.owner : undefined;
   }
+
+  /** Every bucket active with one of the replicas, each with its quota (no hand-over under way). */
+  const settled = () =>
+    eventually(
+      'the shard map settled on both replicas',
+      async () => {
+        const m = await shardMap();
+        const ids = new Set(replicas.map((r) => r.identity));
+        if (!m?.buckets.every((e) => e.phase === 'active' && ids.has(e.owner))) return undefined;
+        const mine = m.buckets.filter((e) => e.owner === replicas[0]?.identity).length;
+        return mine === 512 ? m : undefined;
+      },
+      60_000,
+      200,
+    );
 
   async function register(c: Consumer): Promise<void> {
     await apply(mgmt, {
@@ -182,9 +200,27 @@ describe('planes on sharded replicas', { timeout: 600_000 }, () => {
 
   const ua = (r: Replica) => `kgraph/0.1 replica/${r.identity}`;
   const owners = new Map<string, string>();
+  /** The permission claims of the first blueprint (a consumer ConfigMap): the second one's too. */
+  let configMapClaims: unknown;
 
   it('each replica serves the ConsumerClusters of its buckets; the coordinator registers the blueprint', async () => {
     // Registrations land in buckets by their UID: one registered again (a new UID) until both replicas own some.
+    await settled();
+    // Published and granted before the registrations: a grant made after a cluster's first attempt to
+    // serve is noticed at its next resync only (5 min by default).
+    await apply(mgmt, BLUEPRINT);
+    const published = await eventually(
+      'the blueprint is published',
+      async () => {
+        const b = await mgmt.get({ apiVersion: AV, kind: 'ResourceGraphDefinition', name: 'sharded' });
+        return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
+      },
+      60_000,
+    );
+    const { exportName, group, plural } = exportOf(published);
+    configMapClaims = (published.status as { claims: unknown }).claims;
+    for (const c of consumers)
+      await grant(c, exportName, { group, plural }, configMapClaims as never, { serve: true, claims: true });
     for (const c of consumers) await register(c);
     for (let attempt = 0; ; attempt++) {
       for (const c of consumers)
@@ -202,21 +238,6 @@ describe('planes on sharded replicas', { timeout: 600_000 }, () => {
       `owners: ${JSON.stringify([...owners].map(([c, o]) => [c, replicas.findIndex((r) => r.identity === o)]))}`,
     );
 
-    await apply(mgmt, BLUEPRINT);
-    const published = await eventually(
-      'the blueprint is published',
-      async () => {
-        const b = await mgmt.get({ apiVersion: AV, kind: 'ResourceGraphDefinition', name: 'sharded' });
-        return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
-      },
-      60_000,
-    );
-    const { exportName, group, plural } = exportOf(published);
-    for (const c of consumers)
-      await grant(c, exportName, { group, plural }, (published.status as { claims: never }).claims, {
-        serve: true,
-        claims: true,
-      });
     for (const c of consumers)
       await eventually(`${c.name} serves the blueprint`, async () => {
         const o = await mgmt.get(CC(c.name));
@@ -274,6 +295,81 @@ describe('planes on sharded replicas', { timeout: 600_000 }, () => {
     });
     const bpWriters = new Set(
       writes.filter((w) => w.resource === 'resourcegraphdefinitions').map((w) => w.userAgent),
+    );
+    assert.deepEqual([...bpWriters], [ua(coordinator)]);
+  });
+
+  it("a deleted blueprint releases every replica's instances; only the coordinator writes it", async () => {
+    const EXTRA = blueprint('extra', 'ExtraThing', [
+      { id: 'local', template: cmT('${schema.metadata.name}-extra', { v: 'x' }) },
+    ]);
+    // Granted before it is published (as `kgraph rbac` prints offline): its claims are the first one's.
+    const exportName = 'extrathings.krop.opendefense.cloud';
+    for (const c of consumers)
+      await grant(c, exportName, { group: GROUP, plural: 'extrathings' }, configMapClaims as never, {
+        serve: true,
+        claims: true,
+      });
+    await apply(mgmt, EXTRA);
+    const published = await eventually('extra is published', async () => {
+      const b = await mgmt.get({ apiVersion: AV, kind: 'ResourceGraphDefinition', name: 'extra' });
+      return cond(b, 'Ready')?.reason === 'Published' ? b : undefined;
+    });
+    assert.equal(exportOf(published).exportName, exportName);
+    assert.deepEqual((published.status as { claims: unknown }).claims, configMapClaims);
+    const extra = (c: Consumer) =>
+      c.admin.getOrUndefined({ apiVersion: AV, kind: 'ExtraThing', namespace: APPS, name: 'x' });
+    for (const c of consumers) {
+      await eventually(`${c.name} serves extra`, async () => {
+        const o = await mgmt.get(CC(c.name));
+        const bps = (o.status as { blueprints?: { served: boolean }[] } | undefined)?.blueprints ?? [];
+        return bps.length === 2 && bps.every((b) => b.served) ? true : undefined;
+      });
+      c.admin.discovery.invalidate(AV);
+      await apply(c.admin, {
+        apiVersion: AV,
+        kind: 'ExtraThing',
+        metadata: { name: 'x', namespace: APPS },
+        spec: {},
+      });
+    }
+    for (const c of consumers)
+      await eventually(`${c.name}: extra instance served (finalizer, child)`, async () => {
+        const o = await extra(c);
+        const child = await c.admin.getOrUndefined({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: APPS,
+          name: 'x-extra',
+        });
+        return o?.metadata.finalizers?.includes(FINALIZER_INSTANCE) && child ? true : undefined;
+      });
+    await mgmt.delete({ apiVersion: AV, kind: 'ResourceGraphDefinition', name: 'extra' });
+    await eventually('extra is gone', async () =>
+      (await mgmt.getOrUndefined({ apiVersion: AV, kind: 'ResourceGraphDefinition', name: 'extra' }))
+        ? undefined
+        : true,
+    );
+    // Each replica released the instances of its own clusters: every one can be deleted now.
+    for (const c of consumers)
+      await eventually(`${c.name}: the extra instance released`, async () => {
+        const o = await extra(c);
+        return o && !o.metadata.finalizers?.includes(FINALIZER_INSTANCE) ? true : undefined;
+      });
+    for (const c of consumers) {
+      await c.admin.delete({ apiVersion: AV, kind: 'ExtraThing', namespace: APPS, name: 'x' });
+      await eventually(`${c.name}: the extra instance deleted`, async () =>
+        (await extra(c)) ? undefined : true,
+      );
+    }
+    const coordinator = await eventually('a coordinator', async () => {
+      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
+      return undefined;
+    });
+    const bpWriters = new Set(
+      auditWrites(plane.auditPath)
+        .filter((w) => w.userAgent.includes('replica/') && w.resource === 'resourcegraphdefinitions')
+        .map((w) => w.userAgent),
     );
     assert.deepEqual([...bpWriters], [ua(coordinator)]);
   });
