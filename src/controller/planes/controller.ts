@@ -317,7 +317,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
   protected async registeredClusterIDs(): Promise<Set<string>> {
     // Sharded, the cache holds this replica's registrations only: every one is asked of the server.
     const all = this.opts.shard
-      ? (await this.client.list({ apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL })).items
+      ? (await this.client.listAll({ apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL })).items
       : (this.clusterInformer?.list() ?? []);
     return clusterIDsOf(all);
   }
