@@ -148,7 +148,12 @@ async function managerFromOptions(opts: ControllerCliOptions): Promise<Manager> 
     throw new Error('--replicas-mode must be single, active-passive or sharded');
   if (opts.leaderElect && opts.replicasMode === 'sharded')
     throw new Error('--leader-elect and --replicas-mode sharded exclude each other');
-  if (mode === 'sharded' && opts.planes) throw new Error('--replicas-mode sharded does not run --planes');
+  if (mode === 'sharded' && opts.planesKcp)
+    throw new Error('--replicas-mode sharded does not run --planes-kcp (the planes on kcp run unsharded)');
+  if (mode === 'sharded' && opts.singleReplica)
+    throw new Error(
+      '--single-replica and --replicas-mode sharded exclude each other: the coordinator sweeps',
+    );
   const concurrency = positiveInteger(opts.concurrency, '--concurrency');
   const rgdConcurrency = positiveInteger(opts.rgdConcurrency, '--rgd-concurrency');
   const maxGraphRevisions = Number(opts.rgdMaxGraphRevisions);

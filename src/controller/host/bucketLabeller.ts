@@ -4,12 +4,15 @@
  * informers select exactly those, so an object leaves the cache as soon as it is labelled — and labels
  * each with the bucket of its UID through a merge patch under its own field manager. The patch names
  * the UID (a precondition: a deleted and recreated object is never labelled with the old bucket) and
- * never creates anything. Nested instances and children get the label from the stamp instead.
+ * never creates anything. Nested instances and children get the label from the stamp instead. With the
+ * planes, krop's ConsumerCluster registrations (cluster-scoped) are labelled too: a replica serves the
+ * consumer clusters of its buckets (design/sharding.md §6).
  */
 import type { Logger } from 'pino';
 import { Informer, isApiError, type KubeObject, type RestClient, WorkQueue } from '../../kube/index.ts';
 import { bucketOf, LABEL_BUCKET } from '../core/bucket.ts';
 import { LABEL_NODE_ID } from '../core/names.ts';
+import { CONSUMER_PLURAL, KROP_API_VERSION } from '../planes/kropApi.ts';
 import { LABEL_RGD_NAME } from '../rgd/names.ts';
 
 export const BUCKET_MANAGER = 'kgraph-shard-coordinator';
@@ -23,6 +26,7 @@ export class BucketLabeller {
   private readonly client: RestClient;
   private readonly log: Logger;
   private readonly graphs: boolean;
+  private readonly planes: boolean;
   private readonly namespaces: readonly (string | undefined)[];
   private readonly informers = new Map<string, Informer>();
   private crds: Informer | undefined;
@@ -34,12 +38,20 @@ export class BucketLabeller {
 
   constructor(
     client: RestClient,
-    opts: { log: Logger; graphs: boolean; rgds: boolean; namespaces?: readonly string[] },
+    opts: {
+      log: Logger;
+      graphs: boolean;
+      rgds: boolean;
+      /** Label ConsumerCluster registrations (the planes controller runs). @default false */
+      planes?: boolean;
+      namespaces?: readonly string[];
+    },
   ) {
     this.client = client;
     this.namespaces = opts.namespaces?.length ? opts.namespaces : [undefined];
     this.log = opts.log;
     this.graphs = opts.graphs;
+    this.planes = opts.planes === true;
     if (opts.rgds) {
       // Generated CRDs only (labelled with their RGD): each serves a kind of top-level instances.
       this.crds = new Informer(client, {
@@ -56,6 +68,9 @@ export class BucketLabeller {
 
   async start(): Promise<void> {
     if (this.graphs) this.watch({ apiVersion: 'kro.run/v1alpha1', plural: 'graphs' }, `!${LABEL_BUCKET}`);
+    // Cluster-scoped: one informer, whatever namespaces the replicas reconcile.
+    if (this.planes)
+      this.watchIn({ apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL }, `!${LABEL_BUCKET}`, undefined);
     this.crds?.start();
     this.running = this.queue.run(
       (key) => this.label(key),

@@ -108,7 +108,8 @@ export interface ManagerOptions {
   observe?: ObserveOptions;
   /**
    * Run as one of several sharded replicas (design/sharding.md §3): controllers for the buckets the shard
-   * map gives this replica; excludes `leaderElection` (the coordinator is elected inside) and planes.
+   * map gives this replica (planes: the ConsumerClusters of those buckets); excludes `leaderElection`
+   * (the coordinator is elected inside) and the planes on kcp.
    */
   sharding?: ShardingOptions;
 }
@@ -351,10 +352,11 @@ export async function rgdRunnable(
   };
 }
 
-async function planesRunnable(
+export async function planesRunnable(
   opts: ManagerOptions,
   planes: PlanesOptions,
   sweepAuthority: SweepAuthority,
+  shard?: Assignment,
 ): Promise<Runnable> {
   const common = {
     ...(planes.host ? { host: planes.host } : {}),
@@ -374,10 +376,13 @@ async function planesRunnable(
   const { PlanesController } = await import('../planes/controller.ts');
   const c = new PlanesController({
     client: planes.client ?? opts.client,
-    installCrds: opts.installCrds ?? true,
+    installCrds: (opts.installCrds ?? true) && (!shard || shard.coordinator),
     ...common,
+    ...(shard ? { shard: { clusterSelector: shard.selector, registers: shard.coordinator } } : {}),
   });
-  return runnable('planes', c, c.metrics.registry);
+  const r = runnable('planes', c, c.metrics.registry);
+  // Sharded, the host renders each controller's own series (its registries change with the assignment).
+  return shard ? { ...r, ownSeries: c.metrics.registry, cachedObjects: () => c.cachedObjects() } : r;
 }
 
 /** A controller (anything that starts, stops and says when it is ready) as a Runnable. */

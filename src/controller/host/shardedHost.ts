@@ -64,6 +64,8 @@ export interface ShardedHostOptions {
   sharding: ShardingOptions;
   graphs: boolean;
   rgds: boolean;
+  /** The planes controller runs: ConsumerClusters are labelled with their bucket too. */
+  planes?: boolean;
   /** Namespaces the replicas reconcile (the labeller labels only there). @default all */
   namespaces?: readonly string[];
   build: (a: Assignment) => Promise<ShardRunnable[]>;
@@ -135,6 +137,7 @@ export class ShardedHost {
       log,
       graphs: opts.graphs,
       rgds: opts.rgds,
+      planes: opts.planes === true,
       ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     });
     this.elector = new LeaderElector(client, {

@@ -1,12 +1,13 @@
 /**
  * A manager whose controllers follow the shard map (design/sharding.md §3): the sharded host builds the
- * Graph and RGD controllers for each assignment with manager.ts's builders, selecting the replica's
- * buckets, and registering RGDs only on the coordinator.
+ * Graph, RGD and planes controllers for each assignment with manager.ts's builders, selecting the
+ * replica's buckets (planes: its ConsumerClusters), registering RGDs and blueprints and sweeping the
+ * planes' liveness records only on the coordinator.
  */
 
 import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
-import { graphRunnable, type Manager, type ManagerOptions, rgdRunnable } from './manager.ts';
+import { graphRunnable, type Manager, type ManagerOptions, planesRunnable, rgdRunnable } from './manager.ts';
 import { buildObservability } from './observe.ts';
 import { type Assignment, ShardedHost, type ShardingOptions, type ShardRunnable } from './shardedHost.ts';
 
@@ -20,7 +21,7 @@ export async function shardedManager(
     sharedReads?: SharedReadAccess,
   ) => Manager,
 ): Promise<Manager> {
-  if (opts.planes) throw new Error('sharded replicas do not run the planes controller');
+  if (opts.planes?.kcp) throw new Error('sharded replicas do not run the planes controller on kcp');
   if (opts.leaderElection) throw new Error('sharded replicas elect their coordinator themselves');
   // One RBAC watch for the process, whatever the controllers of the moment.
   const sharedReads: SharedReadAccess | undefined =
@@ -35,6 +36,9 @@ export async function shardedManager(
       out.push(await graphRunnable(opts, opts.graphs, sharedReads, observe, a));
     if (opts.rgds && (a.buckets > 0 || a.coordinator))
       out.push(await rgdRunnable(opts, opts.rgds, sharedReads, observe, a));
+    // The coordinator sweeps the liveness records; whoever is the coordinator for this assignment.
+    if (opts.planes && (a.buckets > 0 || a.coordinator))
+      out.push(await planesRunnable(opts, opts.planes, { isLeader: () => a.coordinator }, a));
     return out;
   };
   const host = new ShardedHost({
@@ -43,6 +47,7 @@ export async function shardedManager(
     sharding,
     graphs: opts.graphs !== undefined,
     rgds: opts.rgds !== undefined,
+    planes: opts.planes !== undefined,
     ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
     build,
     onFatal: () => opts.onLostLeadership?.(),

@@ -8,6 +8,10 @@
  *   labels. On the consumer plane a GVK is watched cluster-wide when kgraph may list and watch it
  *   cluster-wide there, per namespace otherwise (claims granted with RoleBindings). Provider and host
  *   watches are per namespace, so an identity granted per namespace can hold them.
+ * - Sharded (`perCluster`, design/sharding.md §7): a replica serves the consumer clusters of its buckets
+ *   only, so its provider and host child watches are per (plane, GVK, namespace, consumer cluster) and
+ *   also select `consumer-cluster=<cluster ID>`: each replica caches the children of its own clusters,
+ *   and they close with the cluster's connection, like the consumer plane's.
  * - externalRefs: one unlabelled informer per (plane, GVK, namespace) that some instance read; an
  *   event requeues every instance whose last pass read that object (by name, or by a selector the old
  *   or new object matches).
@@ -35,17 +39,32 @@ export interface ChildWatchDeps {
   log: Logger;
   /** Requeues an instance key (`blueprint|cluster|namespace|name`). */
   enqueue: (instanceKey: string) => void;
+  /** Provider and host child watches per consumer cluster (a sharded replica). @default false */
+  perCluster?: boolean;
 }
 
 interface Watch {
   informer: Informer;
-  /** The consumer connection a consumer-plane watch uses (replaced connection → new watch). */
+  /**
+   * The consumer connection a consumer-plane watch uses (replaced connection → new watch); on a
+   * per-cluster provider or host watch, the cluster it selects (it closes with the connection).
+   */
   conn?: Connection;
   /** Child watches map by labels; ref watches by what instances read. */
   role: 'children' | 'refs';
 }
 
 const CHILD_SELECTOR = `${LABEL_INSTANCE_UID},!${LABEL_LIVENESS}`;
+
+/**
+ * The label selector of a child watch: kgraph's children (not liveness records), of one consumer cluster
+ * when `clusterID` is given (design/planes.md §9 labels every written child with its cluster's ID).
+ */
+export function childSelector(clusterID?: string): string {
+  return clusterID === undefined
+    ? CHILD_SELECTOR
+    : `${LABEL_INSTANCE_UID},${LABEL_CONSUMER_CLUSTER}=${safeLabelValue(clusterID)},!${LABEL_LIVENESS}`;
+}
 
 export class ChildWatches {
   private readonly deps: ChildWatchDeps;
@@ -104,6 +123,13 @@ export class ChildWatches {
     }
     this.usedBy.delete(instanceKey);
     await Promise.all(stops);
+  }
+
+  /** Objects in the watches' caches. */
+  cachedObjects(): number {
+    let n = 0;
+    for (const w of this.watches.values()) n += w.informer.size;
+    return n;
   }
 
   /** Watches in use per role (tests). */
@@ -226,7 +252,10 @@ export class ChildWatches {
   ): string | undefined {
     const client = this.clientOf(plane, conn);
     if (!client) return undefined;
-    const planeKey = plane === 'consumer' ? `consumer:${conn.name}` : plane;
+    // Sharded, a provider or host child watch selects one consumer cluster's children (file comment).
+    const ofCluster = plane !== 'consumer' && role === 'children' && this.deps.perCluster === true;
+    const planeKey =
+      plane === 'consumer' ? `consumer:${conn.name}` : ofCluster ? `${plane}:${conn.clusterID}` : plane;
     const key = `${role}|${planeKey}|${apiVersion}|${kind}|${namespace ?? '*'}`;
     const existing = this.watches.get(key);
     if (existing && (plane !== 'consumer' || existing.conn === conn)) return key;
@@ -237,7 +266,9 @@ export class ChildWatches {
     }
     const informer = new Informer(client, {
       target: { apiVersion, kind, ...(namespace ? { namespace } : {}) },
-      ...(role === 'children' ? { labelSelector: CHILD_SELECTOR } : {}),
+      ...(role === 'children'
+        ? { labelSelector: childSelector(ofCluster ? conn.clusterID : undefined) }
+        : {}),
       onError: (e) =>
         this.deps.log.debug(
           { plane, apiVersion, kind, namespace, err: errorMessage(e) },
@@ -255,7 +286,7 @@ export class ChildWatches {
       },
       delete: (o) => onEvent(o),
     });
-    this.watches.set(key, { informer, role, ...(plane === 'consumer' ? { conn } : {}) });
+    this.watches.set(key, { informer, role, ...(plane === 'consumer' || ofCluster ? { conn } : {}) });
     informer.start();
     this.deps.log.debug({ plane, role, apiVersion, kind, namespace }, 'child watch started');
     return key;

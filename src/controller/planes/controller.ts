@@ -49,6 +49,14 @@ export interface PlanesControllerOptions extends PlanesCommonOptions {
    * @default none: the sweeper refuses to sweep (and says so in the log)
    */
   sweepAuthority?: SweepAuthority;
+  /**
+   * One of several sharded replicas (design/sharding.md §6): serve the ConsumerClusters this label
+   * selector picks (the replica's buckets); `registers` on the coordinator only (blueprint finalizers
+   * and status; the others follow its verdicts). The sweeper asks the API server for every
+   * registration, and leaves the records of other replicas' clusters to their deregistration.
+   * @default not sharded: every ConsumerCluster, registering
+   */
+  shard?: { clusterSelector: string; registers: boolean };
 }
 
 interface ClusterState {
@@ -114,6 +122,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
       logName: 'kgraph-planes',
       access: (ttlMs) => new ClaimAccess(ttlMs),
       sweepAuthority: opts.sweepAuthority ?? { none: true },
+      ...(opts.shard && !opts.shard.registers ? { follower: true } : {}),
     });
     this.opts = opts;
     this.client = opts.client;
@@ -123,6 +132,7 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
       access: this.access,
       log: this.log,
       enqueue: (key) => this.instanceQueue.add(key),
+      ...(opts.shard ? { perCluster: true } : {}),
     });
     this.metrics = new PlanesMetrics({
       requests: () => this.planeRequests(),
@@ -158,9 +168,11 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
         for (const b of this.blueprintInformer?.list() ?? []) this.blueprintQueue.add(b.metadata.name ?? '');
       },
     });
-    this.blueprintInformer = watchBlueprints(this.client, this.blueprintQueue);
+    const shard = this.opts.shard;
+    this.blueprintInformer = watchBlueprints(this.client, this.blueprintQueue, shard?.registers === false);
     this.clusterInformer = new Informer(this.client, {
       target: { apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL },
+      ...(shard ? { labelSelector: shard.clusterSelector } : {}),
     });
     this.clusterInformer.addHandlers({
       add: (o) => this.clusterQueue.add(o.metadata.name ?? ''),
@@ -211,6 +223,13 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
     await this.blueprintInformer?.stop();
     await this.clusterInformer?.stop();
     await this.crdInformer?.stop();
+  }
+
+  /** Objects in the caches: registrations, instances of the serving loops, children in the watches. */
+  cachedObjects(): number {
+    let n = (this.clusterInformer?.size ?? 0) + this.childWatches.cachedObjects();
+    for (const l of this.loops.values()) n += l.informer.size;
+    return n;
   }
 
   /** The planes part of `/metrics` (prom-client text). */
@@ -295,14 +314,12 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
 
   // ------------------------------------------------------------------ clusters
 
-  protected registeredClusterIDs(): Set<string> {
-    const out = new Set<string>();
-    for (const c of this.clusterInformer?.list() ?? []) {
-      if (c.metadata.deletionTimestamp) continue;
-      const id = ((c.spec ?? {}) as { clusterID?: string }).clusterID;
-      if (id) out.add(id);
-    }
-    return out;
+  protected async registeredClusterIDs(): Promise<Set<string>> {
+    // Sharded, the cache holds this replica's registrations only: every one is asked of the server.
+    const all = this.opts.shard
+      ? (await this.client.listAll({ apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL })).items
+      : (this.clusterInformer?.list() ?? []);
+    return clusterIDsOf(all);
   }
 
   protected connectionFor(clusterID: string): {
@@ -310,7 +327,10 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
     reachable: boolean;
     verified: boolean;
     withdrawn: boolean;
+    elsewhere?: boolean;
   } {
+    if (this.opts.shard && !clusterIDsOf(this.clusterInformer?.list() ?? []).has(clusterID))
+      return { reachable: false, verified: false, withdrawn: false, elsewhere: true };
     for (const s of this.clusters.values()) {
       if (s.conn?.clusterID === clusterID)
         return {
@@ -706,6 +726,17 @@ export class PlanesController extends PlanesParts<ClaimAccess> {
     if (out.kind === 'finalizerAdded') return { requeueAfterMs: 0 };
     return out.requeueAfterMs !== undefined ? { requeueAfterMs: out.requeueAfterMs } : undefined;
   }
+}
+
+/** The cluster IDs of registrations not being deleted. */
+function clusterIDsOf(registrations: readonly KubeObject[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of registrations) {
+    if (c.metadata.deletionTimestamp) continue;
+    const id = ((c.spec ?? {}) as { clusterID?: string }).clusterID;
+    if (id) out.add(id);
+  }
+  return out;
 }
 
 function previous(o: KubeObject): Condition[] {

@@ -6,6 +6,13 @@
  *   cluster (cached per (name, hash)) → explicit namespaces on provider/host (BuildFailed) → claims
  *   (ClaimTypeUnresolved, BuildFailed for dynamic consumer nodes) → export name, ExportConflict (older
  *   blueprint wins) → generated roles → registry, then (changed) restart serving → status Published.
+ *
+ * A follower (a sharded replica that is not the coordinator, design/sharding.md §6) goes through the
+ * same steps but writes nothing: no finalizer, no status. It registers a blueprint once the
+ * coordinator's status says it published this very spec hash, unpublishes one the coordinator refused
+ * at its current generation, and otherwise keeps what it serves until the coordinator has decided. A
+ * blueprint being deleted (or gone) releases the follower's own instances; the coordinator drops the
+ * finalizer after releasing its own.
  */
 import type { Logger } from 'pino';
 import { kubectlName } from '../../diag/objectName.ts';
@@ -69,10 +76,15 @@ export interface RegistrarDeps {
    * `ClaimIdentityUnresolved`, the type's export is not bound in the provider workspace).
    */
   unresolvedTypeReason?: BlueprintReason;
+  /**
+   * Read, don't write: serve what the coordinator published (see the file comment).
+   * @default false: this registrar registers (finalizer and status)
+   */
+  follower?: boolean;
 }
 
 export interface BlueprintOutcome {
-  reason: BlueprintReason | 'Gone' | 'Withdrawn' | 'FinalizerAdded';
+  reason: BlueprintReason | 'Gone' | 'Withdrawn' | 'FinalizerAdded' | 'AwaitingCoordinator';
   message?: string;
 }
 
@@ -144,8 +156,15 @@ export class BlueprintRegistrar {
   async reconcile(name: string): Promise<BlueprintOutcome> {
     const bp = this.deps.blueprints.get(name);
     if (!bp) {
+      // A follower may see a deletion only once the coordinator has let the blueprint go.
+      if (this.deps.follower && this.registry.delete(name)) await this.deps.hooks.withdraw(name);
       await this.unpublish(name);
       return { reason: 'Gone' };
+    }
+    if (bp.metadata.deletionTimestamp && this.deps.follower) {
+      if (this.registry.delete(name)) await this.deps.hooks.withdraw(name);
+      await this.unpublish(name);
+      return { reason: 'Withdrawn' };
     }
     if (bp.metadata.deletionTimestamp) {
       if ((bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
@@ -159,11 +178,13 @@ export class BlueprintRegistrar {
       return { reason: 'Withdrawn' };
     }
     if (!(bp.metadata.finalizers ?? []).includes(FINALIZER_BLUEPRINT)) {
+      if (this.deps.follower) return { reason: 'AwaitingCoordinator' };
       await this.setFinalizer(bp, true);
       return { reason: 'FinalizerAdded' };
     }
     const outcome = await this.publish(bp);
-    if (outcome.reason !== 'Published') await this.unpublish(name);
+    if (outcome.reason !== 'Published' && outcome.reason !== 'AwaitingCoordinator')
+      await this.unpublish(name);
     return outcome;
   }
 
@@ -205,6 +226,11 @@ export class BlueprintRegistrar {
       crd: servedCrd(generated.crd as unknown as KubeObject, name, hash),
       labels: bp.metadata.labels ?? {},
     };
+    if (this.deps.follower) {
+      const verdict = coordinatorVerdict(bp, hash);
+      if (verdict === 'pending') return { reason: 'AwaitingCoordinator' };
+      if (verdict !== 'published') return verdict;
+    }
     return this.register(bp, published);
   }
 
@@ -355,6 +381,7 @@ export class BlueprintRegistrar {
     message: string,
     fields: Record<string, unknown>,
   ): Promise<void> {
+    if (this.deps.follower) return; // the coordinator's to write
     const prev = (((bp.status ?? {}) as { conditions?: Condition[] }).conditions ?? []) as Condition[];
     const gen = bp.metadata.generation ?? 0;
     const ready = condition(prev, 'Ready', st, reason, message, gen, () => this.now());
@@ -400,6 +427,26 @@ export class BlueprintRegistrar {
       { fieldManager: REGISTRAR_MANAGER, force: true },
     );
   }
+}
+
+/**
+ * What the coordinator decided about a blueprint whose spec hashes to `hash` (read from the status it
+ * wrote): `published` (Ready=True/Published for this hash), a refusal of the current generation, or
+ * `pending` (it has not decided on this spec yet).
+ */
+export function coordinatorVerdict(
+  bp: KubeObject,
+  hash: string,
+): 'published' | 'pending' | { reason: BlueprintReason; message: string } {
+  const status = (bp.status ?? {}) as { observedSpecHash?: unknown; conditions?: unknown };
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+  const ready = conditions.find((c) => c.type === 'Ready');
+  if (!ready) return 'pending';
+  if (ready.status === 'True' && ready.reason === 'Published')
+    return status.observedSpecHash === hash ? 'published' : 'pending';
+  if (ready.status === 'False' && ready.observedGeneration === (bp.metadata.generation ?? 0))
+    return { reason: ready.reason as BlueprintReason, message: ready.message };
+  return 'pending';
 }
 
 function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {

@@ -10,6 +10,10 @@
  * — and with `{ none: true }` (the planes controller's default), or while the Lease is not held, it
  * refuses to sweep and deletes nothing. A Sweeper built without `authority` at all is unchecked (the
  * kcp backend's, which runs only after the CLI won the Lease).
+ *
+ * Sharded (design/sharding.md §6) the shard coordinator sweeps: its `registeredClusterIDs` lists every
+ * registration from the API server, and `connectionFor` answers `elsewhere` for a cluster another replica
+ * serves, whose stale records are then left alone (only deregistration or withdrawal decide them here).
  */
 import type { Logger } from 'pino';
 import { isForbidden, isNotFound, type RestClient } from '../../kube/index.ts';
@@ -27,7 +31,8 @@ export interface SweeperDeps {
   log: Logger;
   now: () => Date;
   startedAt: Date;
-  registeredClusterIDs: () => Set<string>;
+  /** Asked once per sweep, after the records are listed (a sharded replica lists the registrations). */
+  registeredClusterIDs: () => Set<string> | Promise<Set<string>>;
   publishedExports: () => Set<string>;
   /** The connection serving `exportName` in the cluster (plain clusters: one per cluster, whatever the export). */
   connectionFor: (
@@ -38,6 +43,8 @@ export interface SweeperDeps {
     reachable: boolean;
     verified: boolean;
     withdrawn: boolean;
+    /** Registered, but served by another sharded replica: this one has no connection to ask. */
+    elsewhere?: boolean;
   };
   blueprintForExport: (exportName: string) => PublishedBlueprint | undefined;
   /** Who lets this sweeper run; absent: unchecked (see the file comment). */
@@ -47,7 +54,7 @@ export interface SweeperDeps {
 /** Who lets this sweeper run: the leader Lease, or the operator's word that there is one replica. */
 export type SweepAuthority = { isLeader: () => boolean } | { singleReplica: true } | { none: true };
 
-export type SweepDecision = 'skipped' | 'fresh' | 'alive' | 'kept' | 'swept' | 'failed';
+export type SweepDecision = 'skipped' | 'fresh' | 'alive' | 'kept' | 'elsewhere' | 'swept' | 'failed';
 
 export interface SweepReport {
   decisions: Map<string, SweepDecision>;
@@ -122,8 +129,11 @@ export class Sweeper {
       this.lastReport = report;
       return report;
     }
-    for (const { record } of await listRecords(this.deps.provider, this.deps.namespace)) {
-      const d = await this.decide(record, now);
+    const records = await listRecords(this.deps.provider, this.deps.namespace);
+    // Listed after the records: a record's cluster registered before the record was written is in it.
+    const registered = await this.deps.registeredClusterIDs();
+    for (const { record } of records) {
+      const d = await this.decide(record, now, registered);
       if (d === 'kept') report.unreachable += 1;
       if (d === 'swept') {
         const errors = await reclaimRecord(this.deps.provider, this.deps.host, this.deps.namespace, record);
@@ -144,7 +154,7 @@ export class Sweeper {
     return report;
   }
 
-  private async decide(record: LivenessRecord, now: number): Promise<SweepDecision> {
+  private async decide(record: LivenessRecord, now: number, registered: Set<string>): Promise<SweepDecision> {
     const last = record.lastReconciled ? Date.parse(record.lastReconciled) : Number.NaN;
     if (Number.isNaN(last)) {
       this.deps.log.info({ record: record.name }, 'liveness record without a valid lastReconciled: skipped');
@@ -155,9 +165,11 @@ export class Sweeper {
       return 'skipped';
     }
     if (now - last <= this.deps.timings.staleAfterMs) return 'fresh';
-    if (!this.deps.registeredClusterIDs().has(record.clusterID)) return 'swept';
+    if (!registered.has(record.clusterID)) return 'swept';
     if (!record.exportName || !this.deps.publishedExports().has(record.exportName)) return 'swept';
     const c = this.deps.connectionFor(record.clusterID, record.exportName);
+    // Another replica's cluster: only its deregistration or a withdrawn blueprint decide here.
+    if (c.elsewhere) return 'elsewhere';
     // Unreachable or changed clusters are never swept; a withdrawn grant still answers the GET (403).
     if (!c.conn || !c.reachable || (!c.verified && !c.withdrawn)) return 'kept';
     const bp = this.deps.blueprintForExport(record.exportName);

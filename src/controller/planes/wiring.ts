@@ -63,6 +63,8 @@ export interface PlanesBackend<A extends ClaimChecker> {
   unresolvedTypeReason?: RegistrarDeps['unresolvedTypeReason'];
   /** Who lets the sweeper run; undefined: unchecked (see sweeper.ts). */
   sweepAuthority: SweepAuthority | undefined;
+  /** The registrar reads the coordinator's verdicts and writes nothing (registrar.ts). @default false */
+  follower?: boolean;
 }
 
 /**
@@ -108,6 +110,7 @@ export abstract class PlanesParts<A extends ClaimChecker> {
         list: () => this.blueprintInformer?.list() ?? [],
       },
       ...(backend.unresolvedTypeReason ? { unresolvedTypeReason: backend.unresolvedTypeReason } : {}),
+      ...(backend.follower ? { follower: true } : {}),
       hooks: {
         published: (bp, changed) => this.published(bp, changed),
         unpublished: (name) => this.unpublished(name),
@@ -173,7 +176,7 @@ export abstract class PlanesParts<A extends ClaimChecker> {
   /** A blueprint is being deleted: release its instances, then stop serving it. */
   protected abstract withdraw(name: string): Promise<void>;
   /** The clusters the sweeper may treat as registered. */
-  protected abstract registeredClusterIDs(): Set<string>;
+  protected abstract registeredClusterIDs(): Set<string> | Promise<Set<string>>;
   /** How the sweeper reaches the instance of a liveness record. */
   protected abstract connectionFor(
     clusterID: string,
@@ -184,9 +187,14 @@ export abstract class PlanesParts<A extends ClaimChecker> {
 /**
  * The blueprint cache of the provider plane, with what requeues a blueprint: added; a new generation,
  * deletion, finalizers or labels; deleted (every other blueprint too: one may take over its export
- * name, design/planes.md §18.7). Not started.
+ * name, design/planes.md §18.7). A follower's registrar (registrar.ts) also waits on the coordinator's
+ * status: `statusChanges` requeues on those too. Not started.
  */
-export function watchBlueprints(provider: RestClient, queue: { add(name: string): void }): Informer {
+export function watchBlueprints(
+  provider: RestClient,
+  queue: { add(name: string): void },
+  statusChanges = false,
+): Informer {
   const informer = new Informer(provider, {
     target: { apiVersion: KROP_API_VERSION, plural: BLUEPRINT_PLURAL },
   });
@@ -198,7 +206,8 @@ export function watchBlueprints(provider: RestClient, queue: { add(name: string)
         o.metadata.generation !== n.metadata.generation ||
         n.metadata.deletionTimestamp ||
         JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []) ||
-        JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {})
+        JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
+        (statusChanges && JSON.stringify(o.status ?? {}) !== JSON.stringify(n.status ?? {}))
       )
         queue.add(n.metadata.name ?? '');
     },

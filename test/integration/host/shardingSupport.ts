@@ -75,16 +75,25 @@ export interface Replica {
 }
 
 /**
- * A sharded `kgraph controller` (Graphs, RGDs or both) reconciling `namespace`, its Leases and map there
- * too; `single` starts one unsharded controller instead (what runs before an upgrade to sharded).
+ * A sharded `kgraph controller` (Graphs, RGDs, both, or the planes alone with their ConsumerCluster
+ * Secrets in `namespace`) reconciling `namespace`, its Leases and map there too; `single` starts one
+ * unsharded controller instead (what runs before an upgrade to sharded).
  */
 export async function startReplica(
   kubeconfigPath: string,
   namespace: string,
   leaseSeconds: number,
-  controllers: 'graphs' | 'rgds' | 'both' = 'graphs',
+  controllers: 'graphs' | 'rgds' | 'both' | 'planes' = 'graphs',
   mode: 'sharded' | 'single' = 'sharded',
 ): Promise<Replica> {
+  const which =
+    controllers === 'graphs'
+      ? ['--no-rgds']
+      : controllers === 'rgds'
+        ? ['--no-graphs']
+        : controllers === 'both'
+          ? []
+          : ['--no-graphs', '--no-rgds', '--planes', '--planes-namespace', namespace];
   const port = await freePort();
   const child = spawn(
     process.execPath,
@@ -100,7 +109,7 @@ export async function startReplica(
       namespace,
       '--lease-duration',
       `${leaseSeconds}s`,
-      ...(controllers === 'both' ? [] : [controllers === 'graphs' ? '--no-rgds' : '--no-graphs']),
+      ...which,
       '--no-install-crd',
       '--concurrency',
       '4',
@@ -153,6 +162,8 @@ export interface AuditWrite {
   verb: string;
   userAgent: string;
   resource: string;
+  /** `status` for a status write, '' otherwise. */
+  subresource: string;
   namespace: string;
   name: string;
   code: number;
@@ -175,7 +186,7 @@ export function auditWrites(auditPath: string): AuditWrite[] {
       stage: string;
       verb: string;
       userAgent?: string;
-      objectRef?: { resource?: string; namespace?: string; name?: string };
+      objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
       responseStatus?: { code?: number };
       stageTimestamp: string;
     };
@@ -184,6 +195,7 @@ export function auditWrites(auditPath: string): AuditWrite[] {
       verb: e.verb,
       userAgent: e.userAgent ?? '',
       resource: e.objectRef?.resource ?? '',
+      subresource: e.objectRef?.subresource ?? '',
       namespace: e.objectRef?.namespace ?? '',
       name: e.objectRef?.name ?? '',
       code: e.responseStatus?.code ?? 0,
