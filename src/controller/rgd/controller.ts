@@ -230,6 +230,8 @@ export class RgdController {
       resyncMs,
       servedApi: (rgd) => this.server.apiOf(rgd),
       instancesOf: (rgd) => this.server.fleetOf(rgd),
+      ensureFleet: (rgd) => this.server.ensureFleet(rgd),
+      dropFleet: (rgd) => this.server.dropFleet(rgd),
       reconcileInstances: (rgd, which) => this.server.enqueueOf(rgd, which),
       ...(opts.observe ? { event: (e: EventRecord) => opts.observe?.event(e) } : {}),
     });
@@ -277,11 +279,30 @@ export class RgdController {
   }
 
   /** The revisions an RGD's instances use or ask for, and those held for it (a rollout's stable). */
-  revisionsInUse(rgdName: string): Set<number> {
-    // Every replica's instances: a revision one of them uses is in use (the coordinator's fleet view).
-    const used = revisionsNamed(this.server.fleetOf(rgdName).map((o) => o.metadata));
+  async revisionsInUse(rgdName: string): Promise<Set<number>> {
+    // Sharded, the cache holds this replica's buckets only: every replica's instances are read (metadata
+    // only) from the API server, at retention time only.
+    const metas = this.opts.shardSelector
+      ? await this.listFleetMetadata(rgdName)
+      : this.server.instancesOf(rgdName).map((o) => o.metadata);
+    const used = revisionsNamed(metas);
     for (const held of this.heldRevisions) for (const n of held(rgdName)) used.add(n);
     return used;
+  }
+
+  private async listFleetMetadata(rgdName: string): Promise<KubeObject['metadata'][]> {
+    const api = this.server.apiOf(rgdName);
+    if (!api) return [];
+    const scopes = api.namespaced && this.opts.namespaces?.length ? [...this.opts.namespaces] : [undefined];
+    const out: KubeObject['metadata'][] = [];
+    for (const ns of scopes) {
+      const list = await this.client.listAll(
+        { apiVersion: `${api.group}/${api.version}`, plural: api.plural, ...(ns ? { namespace: ns } : {}) },
+        { metadataOnly: true, limit: 500 },
+      );
+      out.push(...list.items.map((o) => o.metadata));
+    }
+    return out;
   }
 
   /** Registers revisions kept from retention besides the instances' (the rollout controller's stable). */

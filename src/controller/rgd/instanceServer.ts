@@ -82,8 +82,8 @@ export interface InstanceServerOptions {
   /** Record each pass's revision on the instance (sharded replicas; instanceReconciler.ts). */
   publishPasses?: boolean;
   /**
-   * With `instanceSelector`: also cache every instance of every bucket, to read only (the sharded
-   * coordinator's rollouts and revision retention see the whole fleet; design/sharding.md §6).
+   * With `instanceSelector`: `ensureFleet` may cache every instance of every bucket, to read only (the
+   * sharded coordinator's rollouts see the whole fleet; design/sharding.md §6).
    */
   fleetView?: boolean;
   /** An instance of the fleet view changed (the rollout controller looks again). */
@@ -288,11 +288,34 @@ export class InstanceServer {
     return (this.served.get(rgdName)?.informers ?? []).flatMap((i) => i.list());
   }
 
-  /** Every instance of one RGD, whichever replica serves it (the served ones without a fleet view). */
+  /** Every instance of one RGD, whichever replica serves it, once `ensureFleet`; else the served ones. */
   fleetOf(rgdName: string): KubeObject[] {
     const s = this.served.get(rgdName);
     if (!s) return [];
     return (s.fleet.length > 0 ? s.fleet : s.informers).flatMap((i) => i.list());
+  }
+
+  /**
+   * Starts (once) and syncs the fleet view of a served RGD's kind: a cost only an RGD under a rollout
+   * pays. Without `fleetView` (one replica serves everything) there is nothing to add.
+   */
+  async ensureFleet(rgdName: string): Promise<void> {
+    const s = this.served.get(rgdName);
+    if (!s || !this.opts.fleetView || !this.opts.instanceSelector) return;
+    if (s.fleet.length === 0) {
+      const scopes = s.api.namespaced && this.opts.namespaces ? [...this.opts.namespaces] : [undefined];
+      s.fleet = scopes.map((ns) => this.fleetInformer(rgdName, s.api, ns));
+    }
+    await Promise.all(s.fleet.map((i) => i.waitForSync(60_000)));
+  }
+
+  /** Stops the fleet view of an RGD (its rollout is gone). */
+  async dropFleet(rgdName: string): Promise<void> {
+    const s = this.served.get(rgdName);
+    if (!s || s.fleet.length === 0) return;
+    const fleet = s.fleet;
+    s.fleet = [];
+    await Promise.all(fleet.map((i) => i.stop()));
   }
 
   /** A read-only informer of every bucket's instances of a kind (fleetView). */

@@ -80,7 +80,7 @@ export interface GraphRevisionsOptions {
   /** Where the RGD's events go (core/observability.ts). */
   observe?: Observability;
   /** Revisions instances are reconciled at or a rollout holds as stable: retention never deletes them. */
-  inUse?: (rgdName: string) => ReadonlySet<number>;
+  inUse?: (rgdName: string) => ReadonlySet<number> | Promise<ReadonlySet<number>>;
   now?: () => string;
 }
 
@@ -307,7 +307,14 @@ export class GraphRevisions {
     if (max <= 0 || revisions.length <= max) return;
     const numbers = revisions.map(revisionOf).sort((a, b) => a - b);
     const floor = numbers[numbers.length - max] ?? 0;
-    const used = this.opts.inUse?.(rgdName);
+    let used: ReadonlySet<number> | undefined;
+    try {
+      used = await this.opts.inUse?.(rgdName);
+    } catch (e) {
+      // Which revisions are in use is unknown: keep them all until the next issuance.
+      this.opts.log.warn({ rgd: rgdName, err: errorMessage(e) }, 'graph revisions not collected');
+      return;
+    }
     for (const r of revisions) {
       if (revisionOf(r) >= floor || used?.has(revisionOf(r))) continue;
       try {

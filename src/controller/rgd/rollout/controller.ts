@@ -65,6 +65,12 @@ export interface RolloutHost {
   resyncMs: number;
   servedApi(rgdName: string): InstanceApi | undefined;
   instancesOf(rgdName: string): KubeObject[];
+  /**
+   * Sharded coordinator: makes `instancesOf` answer every replica's instances from now on (started and
+   * synced before a round plans), and stops that once the rollout is gone.
+   */
+  ensureFleet?(rgdName: string): Promise<void>;
+  dropFleet?(rgdName: string): Promise<void>;
   reconcileInstances(rgdName: string, which?: (o: KubeObject) => boolean): void;
   /** Where the rollout's events go (core/observability.ts; rolloutEvents.ts). */
   event?: (rec: EventRecord) => void;
@@ -144,7 +150,10 @@ export class RolloutController {
         this.lastStatus.delete(name);
         this.programs.delete(name);
         // Its holds are gone: its assignments are released and the instances follow the latest revision again.
-        void this.releaseAll(name).finally(() => this.host.reconcileInstances(name));
+        void this.releaseAll(name).finally(() => {
+          this.host.reconcileInstances(name);
+          void this.host.dropFleet?.(name);
+        });
       },
     });
   }
@@ -238,6 +247,8 @@ export class RolloutController {
     const api = this.host.servedApi(name);
     // Not served here (another controller's RGD, or not active yet): nothing to plan.
     if (!api) return { requeueAfterMs: IDLE_RECHECK_MS };
+    // Planned from every replica's instances, never from a partial view.
+    await this.host.ensureFleet?.(name);
     const prior = this.stateOf(name) ?? { uid: ro.metadata.uid ?? '', state: readRolloutState(ro) };
     const read = readRolloutSpec(ro);
     if (read instanceof RolloutSpecError) {
