@@ -132,6 +132,22 @@ interface Row {
   idleCpuPerS: number;
   editS: number;
   editCpuS: number;
+  /** Instance passes (kro's instance_reconcile_total) and API writes of all replicas in the edit wave. */
+  editPasses: number;
+  editWrites: number;
+}
+
+const WRITE_VERBS = ['create', 'patch', 'apply', 'update', 'delete'];
+
+/** Passes and writes of all replicas so far. */
+async function work(procs: Proc[]): Promise<{ passes: number; writes: number }> {
+  let passes = 0;
+  let writes = 0;
+  for (const p of procs) {
+    passes += await metric(p, 'instance_reconcile_total');
+    for (const verb of WRITE_VERBS) writes += await metric(p, 'kgraph_api_requests_total', `verb="${verb}"`);
+  }
+  return { passes, writes };
 }
 
 async function level(admin: RestClient, kubeconfig: string, r: number): Promise<Row> {
@@ -211,6 +227,7 @@ async function level(admin: RestClient, kubeconfig: string, r: number): Promise<
     const cached = await Promise.all(procs.map((p) => metric(p, 'kgraph_shard_cached_objects')));
     // The warm wave: every instance edited once, every process past its start-up and JIT warm-up.
     const cpu2 = await Promise.all(procs.map((p) => metric(p, 'process_cpu_seconds_total')));
+    const work2 = await work(procs);
     const t2 = performance.now();
     await pool(
       Array.from({ length: N }, (_, i) => i),
@@ -237,7 +254,10 @@ async function level(admin: RestClient, kubeconfig: string, r: number): Promise<
     );
     const editS = (performance.now() - t2) / 1000;
     const cpu3 = await Promise.all(procs.map((p) => metric(p, 'process_cpu_seconds_total')));
+    const work3 = await work(procs);
     return {
+      editPasses: work3.passes - work2.passes,
+      editWrites: work3.writes - work2.writes,
       replicas: r,
       convergeS,
       cached,
@@ -278,7 +298,7 @@ const one = rows[0];
 const table = rows.map((row) => {
   const dev = Math.max(...row.cached.map((c) => Math.abs(c - ideal(row.replicas)) / ideal(row.replicas)));
   const rssSum = row.rssDeltaMiB.reduce((a, b) => a + b, 0);
-  return `| ${row.replicas} | ${row.convergeS.toFixed(1)} | ${row.cached.join(' / ')} | ${ideal(row.replicas).toFixed(0)} | ${(dev * 100).toFixed(1)}% | ${row.rssDeltaMiB.map((x) => x.toFixed(0)).join(' + ')} = ${rssSum.toFixed(0)} | ${one ? `${((rssSum / one.rssDeltaMiB.reduce((a, b) => a + b, 0)) * 100).toFixed(0)}%` : ''} | ${((row.cpuS / N) * 1000).toFixed(1)} | ${(row.idleCpuPerS * 1000).toFixed(0)} | ${row.editS.toFixed(1)} | ${((row.editCpuS / N) * 1000).toFixed(1)} | ${(((row.editCpuS - row.idleCpuPerS * row.editS) / N) * 1000).toFixed(1)} |`;
+  return `| ${row.replicas} | ${row.convergeS.toFixed(1)} | ${row.cached.join(' / ')} | ${ideal(row.replicas).toFixed(0)} | ${(dev * 100).toFixed(1)}% | ${row.rssDeltaMiB.map((x) => x.toFixed(0)).join(' + ')} = ${rssSum.toFixed(0)} | ${one ? `${((rssSum / one.rssDeltaMiB.reduce((a, b) => a + b, 0)) * 100).toFixed(0)}%` : ''} | ${((row.cpuS / N) * 1000).toFixed(1)} | ${(row.idleCpuPerS * 1000).toFixed(0)} | ${row.editS.toFixed(1)} | ${((row.editCpuS / N) * 1000).toFixed(1)} | ${(((row.editCpuS - row.idleCpuPerS * row.editS) / N) * 1000).toFixed(1)} | ${(row.editPasses / N).toFixed(2)} | ${(row.editWrites / N).toFixed(2)} | ${(((row.editCpuS - row.idleCpuPerS * row.editS) / row.editPasses) * 1000).toFixed(2)} |`;
 });
 /** A paper projection for 100,000 instances on 10 replicas from the measured per-instance costs. */
 function projection(): string {
@@ -311,10 +331,11 @@ replicas in a namespace of its own (lease ${LEASE_S} s). Cached objects: instanc
 with nothing to serve; CPU: all replicas' \`process_cpu_seconds_total\` across the convergence, per instance (cold:
 the processes' JIT warm-up included). Idle: all replicas' CPU with nothing to do (Leases, shard map, watches), measured
 over 10 s before the instances came. Then every instance is edited once (its base child changes) with the processes
-warm: that wave's duration, its CPU per instance, and the same net of the idle CPU its duration costs.
+warm: that wave's duration, its CPU per instance, the same net of the idle CPU its duration costs, the instance
+passes and API writes per instance of the wave (all replicas), and the net CPU per pass.
 
-| replicas | converge (s) | cached objects per replica | N×6/R | max deviation | RSS growth (MiB) | of 1 replica's | CPU ms per instance (create, cold) | idle CPU (ms/s, all replicas) | edit wave (s) | CPU ms per instance (edit, warm) | edit, net of idle |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| replicas | converge (s) | cached objects per replica | N×6/R | max deviation | RSS growth (MiB) | of 1 replica's | CPU ms per instance (create, cold) | idle CPU (ms/s, all replicas) | edit wave (s) | CPU ms per instance (edit, warm) | edit, net of idle | passes per instance (edit) | writes per instance (edit) | net CPU ms per pass (edit) |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join('\n')}
 ${projection()}`;
 console.log(section);

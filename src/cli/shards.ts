@@ -1,7 +1,7 @@
 /**
  * `kgraph get shards [-n NAMESPACE]`: the sharded replicas of a controller (design/sharding.md §3) — the
  * shard map, each replica's membership Lease, its buckets (served, draining away, coming to it), the
- * epoch it acknowledged, and the Graphs and top-level instances its buckets hold. Read-only.
+ * epoch it acknowledged, and the Graphs, top-level instances and ConsumerClusters its buckets hold. Read-only.
  */
 import { bucketLabel } from '../controller/core/bucket.ts';
 import { LABEL_NODE_ID } from '../controller/core/names.ts';
@@ -12,6 +12,7 @@ import {
 } from '../controller/host/replicaLease.ts';
 import { SHARD_MAP_NAME, shardMapOf, shardMapTarget } from '../controller/host/shardMapStore.ts';
 import { shardSummary } from '../controller/host/shardPlan.ts';
+import { CONSUMER_PLURAL, KROP_API_VERSION } from '../controller/planes/kropApi.ts';
 import { LABEL_RGD_NAME } from '../controller/rgd/names.ts';
 import { isRecord } from '../diag/record.ts';
 import type { KubeObject, RestClient } from '../kube/index.ts';
@@ -44,6 +45,11 @@ async function topLevelObjects(client: RestClient): Promise<KubeObject[]> {
     .listAll({ apiVersion: 'kro.run/v1alpha1', plural: 'graphs' }, { metadataOnly: true })
     .catch(() => ({ items: [] as KubeObject[] }));
   out.push(...graphs.items);
+  // Planes registrations: a consumer cluster and its instances are served by its bucket's owner.
+  const consumers = await client
+    .listAll({ apiVersion: KROP_API_VERSION, plural: CONSUMER_PLURAL }, { metadataOnly: true })
+    .catch(() => ({ items: [] as KubeObject[] }));
+  out.push(...consumers.items);
   const crds = await client.listAll(
     { apiVersion: 'apiextensions.k8s.io/v1', plural: 'customresourcedefinitions' },
     { labelSelector: LABEL_RGD_NAME },

@@ -57,7 +57,14 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
     await installRgdCrd(client);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     await grantAll(client, NS, 'default');
-    for (let i = 0; i < 2; i++) replicas.push(await startReplica(plane.kubeconfigPath, NS, 5, 'rgds'));
+    // Two GraphRevisions kept per RGD: retention runs within these tests (the last one checks it).
+    for (let i = 0; i < 2; i++)
+      replicas.push(
+        await startReplica(plane.kubeconfigPath, NS, 5, 'rgds', 'sharded', [
+          '--rgd-max-graph-revisions',
+          '2',
+        ]),
+      );
     await Promise.all(replicas.map((r) => waitReady(r)));
   });
   after(async () => {
@@ -275,5 +282,68 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
       },
       90_000,
     );
+  });
+
+  it("revision retention keeps a revision another replica's instance is pinned to", async () => {
+    const GR = { apiVersion: 'internal.kro.run/v1alpha1', plural: 'graphrevisions' };
+    // No rollout from here on: every edit goes to the instances at once.
+    await client.delete({ apiVersion: 'kgraph.dev/v1alpha1', plural: 'graphrollouts', name: 'shardapp' });
+    const coordinator = await eventually('a coordinator', async () => {
+      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
+      return undefined;
+    });
+    const map = shardMapOf(
+      await client.get({ apiVersion: 'v1', plural: 'configmaps', namespace: NS, name: 'kgraph-shards' }),
+    );
+    assert.ok(map);
+    const instances = (
+      await client.list({ apiVersion: `${GROUP}/v1alpha1`, plural: 'shardapps', namespace: NS })
+    ).items;
+    const pinned = instances.find(
+      (o) => map.buckets[Number(o.metadata.labels?.[LABEL_BUCKET])]?.owner !== coordinator.identity,
+    );
+    assert.ok(pinned, "an instance of the other replica's buckets");
+    const revisions = async (): Promise<number[]> =>
+      (await client.list(GR)).items
+        .filter((r) => r.metadata.name?.startsWith('shardapp-'))
+        .map((r) => (r.spec as { revision: number }).revision)
+        .sort((a, b) => a - b);
+    const latest = Math.max(...(await revisions()));
+    await client.patch(
+      {
+        apiVersion: `${GROUP}/v1alpha1`,
+        plural: 'shardapps',
+        namespace: NS,
+        name: pinned.metadata.name ?? '',
+      },
+      { metadata: { annotations: { 'kgraph.dev/revision': String(latest) } } },
+      { type: 'merge' },
+    );
+    // Two more revisions: retention keeps the newest two, and the pinned one because an instance uses it.
+    for (const w of ['four', 'five']) {
+      const edited = structuredClone(rgd) as KubeObject & { spec: { resources: unknown[] } };
+      edited.spec.resources = [{ id: 'cm', template: template({ v: '${schema.spec.v}', w }) }];
+      await client.apply(edited, { fieldManager: 'test', force: true });
+      await eventually(
+        `every unpinned instance at ${w}`,
+        async () => {
+          const cms = (
+            await client.list(
+              { apiVersion: 'v1', plural: 'configmaps', namespace: NS },
+              { labelSelector: 'kro.run/node-id' },
+            )
+          ).items.filter((c) => c.metadata.name !== `${pinned.metadata.name}-cm`);
+          return cms.length === INSTANCES - 1 && cms.every((c) => (c.data as Record<string, string>).w === w)
+            ? true
+            : undefined;
+        },
+        90_000,
+      );
+    }
+    const kept = await eventually('retention ran', async () => {
+      const r = await revisions();
+      return r.length <= 3 ? r : undefined;
+    });
+    assert.deepEqual(kept, [latest, latest + 1, latest + 2]);
   });
 });

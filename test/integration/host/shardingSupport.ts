@@ -85,6 +85,7 @@ export async function startReplica(
   leaseSeconds: number,
   controllers: 'graphs' | 'rgds' | 'both' | 'planes' = 'graphs',
   mode: 'sharded' | 'single' = 'sharded',
+  extraArgs: readonly string[] = [],
 ): Promise<Replica> {
   const which =
     controllers === 'graphs'
@@ -110,6 +111,7 @@ export async function startReplica(
       '--lease-duration',
       `${leaseSeconds}s`,
       ...which,
+      ...extraArgs,
       '--no-install-crd',
       '--concurrency',
       '4',

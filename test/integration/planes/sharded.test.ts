@@ -13,6 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { shardsView } from '../../../src/cli/shards.ts';
 import { bucketOf, LABEL_BUCKET } from '../../../src/controller/core/bucket.ts';
 import { SHARD_MAP_NAME, shardMapOf } from '../../../src/controller/host/shardMapStore.ts';
 import type { ShardMap } from '../../../src/controller/host/shardPlan.ts';
@@ -274,6 +275,12 @@ describe('planes on sharded replicas', { timeout: 600_000 }, () => {
         30_000,
         200,
       );
+    }
+    // `kgraph get shards` counts each replica's ConsumerClusters among the objects its buckets hold.
+    const view = await shardsView(mgmt, NS);
+    for (const r of replicas) {
+      const mine = consumers.filter((c) => owners.get(c.name) === r.identity).length;
+      assert.equal(view.rows.find((row) => row.replica === r.identity)?.objects, mine, r.identity);
     }
     // A registration's finalizer, identity and status are written by its owner alone.
     const writes = auditWrites(plane.auditPath).filter(
