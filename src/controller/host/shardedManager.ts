@@ -5,6 +5,7 @@
  * planes' liveness records only on the coordinator.
  */
 
+import { BUCKET_COUNT } from '../core/bucket.ts';
 import type { Observability } from '../core/observability.ts';
 import type { SharedReadAccess } from '../core/rbacChanges.ts';
 import { graphRunnable, type Manager, type ManagerOptions, planesRunnable, rgdRunnable } from './manager.ts';
@@ -31,6 +32,9 @@ export async function shardedManager(
   // One events recorder and history for the process: they outlive the controllers of an assignment.
   const observe = buildObservability(opts.client, opts.observe ?? {}, opts.log);
   const build = async (a: Assignment): Promise<ShardRunnable[]> => {
+    // The fleet writes about one replica's worth of events: each replica its buckets' part (the
+    // coordinator a floor for its RGD and rollout events).
+    observe.events?.setShare(Math.max(a.buckets / BUCKET_COUNT, a.coordinator ? 0.1 : 0));
     const out: ShardRunnable[] = [];
     if (opts.graphs && a.buckets > 0)
       out.push(await graphRunnable(opts, opts.graphs, sharedReads, observe, a));

@@ -90,7 +90,7 @@ export class EventRecorder {
   private readonly opts: Required<Omit<RecorderOptions, 'log'>> & { log?: Logger };
   private readonly series = new Map<string, Series>();
   private readonly perObject = new Map<string, TokenBucket>();
-  private readonly global: TokenBucket;
+  private global: TokenBucket;
   private readonly pending: Write[] = [];
   private readonly stats0: RecorderStats = {
     created: 0,
@@ -120,6 +120,17 @@ export class EventRecorder {
       ...(opts.log ? { log: opts.log } : {}),
     };
     this.global = new TokenBucket(this.opts.global.burst, this.opts.global.perSecond, this.opts.now);
+  }
+
+  /**
+   * This process's part of the fleet's event budget (sharded replicas, design/sharding.md §7): the
+   * process bucket shrinks to `share` of its burst and refill, so R replicas write about as many
+   * events as one would, not R times as many. At least one token of burst stays.
+   */
+  setShare(share: number): void {
+    const f = Math.min(1, Math.max(0, share));
+    const { burst, perSecond } = this.opts.global;
+    this.global = new TokenBucket(Math.max(1, Math.round(burst * f)), perSecond * f, this.opts.now);
   }
 
   get stats(): RecorderStats {
