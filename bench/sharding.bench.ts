@@ -137,6 +137,8 @@ interface Row {
   editWrites: number;
   /** CPU-seconds of all replicas in the first edit wave (the reported one is the second). */
   firstEditCpuS: number;
+  /** The last level: one more replica joined; seconds until the hand-over ended, caches before and after. */
+  handover?: { seconds: number; before: number[]; after: number[] };
 }
 
 const WRITE_VERBS = ['create', 'patch', 'apply', 'update', 'delete'];
@@ -268,7 +270,40 @@ async function level(admin: RestClient, kubeconfig: string, r: number): Promise<
     };
     const first = await editWave(2);
     const second = await editWave(3);
+    // At the last level, one more replica joins: how long the hand-over takes (drains, relists, acks),
+    // until the map has no bucket draining and every replica serves its new share.
+    let handover: Row['handover'];
+    if (r === MAX_R) {
+      const before = await Promise.all(procs.map((p) => metric(p, 'kgraph_shard_cached_objects')));
+      const t = performance.now();
+      procs.push(replica(kubeconfig, ns, await freePort()));
+      await until(
+        'the hand-over to one more replica',
+        async () => {
+          const served = await Promise.all(
+            procs.map((p) => metric(p, 'kgraph_shard_buckets', 'state="served"')),
+          );
+          const draining = await Promise.all(
+            procs.map((p) => metric(p, 'kgraph_shard_buckets', 'state="draining"')),
+          );
+          const ok = await Promise.all(
+            procs.map(async (p) => (await fetch(`http://127.0.0.1:${p.port}/readyz`)).ok),
+          );
+          return ok.every(Boolean) &&
+            draining.every((d) => d === 0) &&
+            served.reduce((a, b) => a + b, 0) === 1024 &&
+            served.every((x) => x >= Math.floor(1024 / procs.length))
+            ? true
+            : undefined;
+        },
+        600_000,
+      );
+      const seconds = (performance.now() - t) / 1000;
+      const after = await Promise.all(procs.map((p) => metric(p, 'kgraph_shard_cached_objects')));
+      handover = { seconds, before, after };
+    }
     return {
+      ...(handover ? { handover } : {}),
       firstEditCpuS: first.cpuS,
       editPasses: second.passes,
       editWrites: second.writes,
@@ -336,6 +371,11 @@ managedFields), against its default 2 GiB quota; and a hand-over relists the cac
 `;
 }
 
+const joined = rows.at(-1)?.handover;
+const handoverLine = joined
+  ? `One replica more after the last level (${rows.at(-1)?.replicas} → ${(rows.at(-1)?.replicas ?? 0) + 1}): the hand-over (drains, the moved buckets' caches relisted, acknowledgements) ended ${joined.seconds.toFixed(1)} s after the new process started (its start-up included); cached objects per replica ${joined.before.join(' / ')} before, ${joined.after.join(' / ')} after. While a replica hands over, all its controllers stop and start again (design/sharding.md §4): that time bounds the pause of the buckets it keeps too.\n`
+  : '';
+
 const section = `## Sharded replicas
 
 ${measuredBy('sharding.bench.ts', `load ${loadAverage()}`)} ${N} RGD instances of 5 ConfigMap children
@@ -352,6 +392,7 @@ and the net CPU per pass.
 | replicas | converge (s) | cached objects per replica | N×6/R | max deviation | RSS growth (MiB) | of 1 replica's | CPU ms per instance (create, cold) | idle CPU (ms/s, all replicas) | first edit, CPU ms per instance | second edit wave (s) | CPU ms per instance (edit, warm) | edit, net of idle | passes per instance (edit) | writes per instance (edit) | net CPU ms per pass (edit) |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.join('\n')}
-${projection()}`;
+
+${handoverLine}${projection()}`;
 console.log(section);
 if (process.argv.includes('--write')) writeReadmeSection(section);
