@@ -53,10 +53,14 @@ describe('autoscaling and quota controllers on the workload plane', () => {
       metadata: { name: 'q', namespace: ns },
       spec: { hard: { configmaps: '10' } },
     });
+    // The controller first copies spec.hard into status; only then does admission count what is created
+    // (a ConfigMap created before that is counted at the controller's next recount, whenever its
+    // ConfigMap monitor has synced: under load, later than this test waits).
+    await eventually('quota status written', async () => {
+      const q = await w.client.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'q' });
+      return field(q, 'status', 'hard', 'configmaps') === '10' ? q : undefined;
+    });
     await w.client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: ns } });
-    // The controller copies spec.hard into status and counts usage (the root-CA publisher's
-    // kube-root-ca.crt may land before or after its first count); admission only updates a status the
-    // controller has written.
     let last: unknown;
     await eventually('quota usage reported', async () => {
       const q = await w.client.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: ns, name: 'q' });
