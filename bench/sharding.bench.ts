@@ -88,6 +88,22 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
+/** Waits until the namespace holds N instances, each Ready at its generation. */
+async function allReady(admin: RestClient, ns: string, what: string): Promise<void> {
+  await until(
+    what,
+    async () => {
+      const list = await admin.listAll({
+        apiVersion: `${GROUP}/v1alpha1`,
+        plural: 'benchshards',
+        namespace: ns,
+      });
+      return list.items.length === N && list.items.every(isReady) ? true : undefined;
+    },
+    1_800_000,
+  );
+}
+
 const rgd: KubeObject = {
   apiVersion: 'kro.run/v1alpha1',
   kind: 'ResourceGraphDefinition',
@@ -212,18 +228,7 @@ async function level(admin: RestClient, kubeconfig: string, r: number): Promise<
         });
       },
     );
-    await until(
-      'every instance Ready',
-      async () => {
-        const list = await admin.listAll({
-          apiVersion: `${GROUP}/v1alpha1`,
-          plural: 'benchshards',
-          namespace: ns,
-        });
-        return list.items.length === N && list.items.every(isReady) ? true : undefined;
-      },
-      1_800_000,
-    );
+    await allReady(admin, ns, 'every instance Ready');
     const convergeS = (performance.now() - t0) / 1000;
     await new Promise((res) => setTimeout(res, 5000));
     const rss1 = await Promise.all(procs.map((p) => metric(p, 'process_resident_memory_bytes')));
@@ -246,18 +251,7 @@ async function level(admin: RestClient, kubeconfig: string, r: number): Promise<
           );
         },
       );
-      await until(
-        'every edited instance Ready',
-        async () => {
-          const list = await admin.listAll({
-            apiVersion: `${GROUP}/v1alpha1`,
-            plural: 'benchshards',
-            namespace: ns,
-          });
-          return list.items.length === N && list.items.every(isReady) ? true : undefined;
-        },
-        1_800_000,
-      );
+      await allReady(admin, ns, 'every edited instance Ready');
       const seconds = (performance.now() - tA) / 1000;
       const cpuB = await Promise.all(procs.map((p) => metric(p, 'process_cpu_seconds_total')));
       const workB = await work(procs);

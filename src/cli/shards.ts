@@ -13,7 +13,7 @@ import {
 import { SHARD_MAP_NAME, shardMapOf, shardMapTarget } from '../controller/host/shardMapStore.ts';
 import { shardSummary } from '../controller/host/shardPlan.ts';
 import { CONSUMER_PLURAL, KROP_API_VERSION } from '../controller/planes/kropApi.ts';
-import { LABEL_RGD_NAME } from '../controller/rgd/names.ts';
+import { generatedKindOf, LABEL_RGD_NAME } from '../controller/rgd/names.ts';
 import { isRecord } from '../diag/record.ts';
 import type { KubeObject, RestClient } from '../kube/index.ts';
 
@@ -55,16 +55,11 @@ async function topLevelObjects(client: RestClient): Promise<KubeObject[]> {
     { labelSelector: LABEL_RGD_NAME },
   );
   for (const crd of crds.items) {
-    const spec = crd.spec as {
-      group?: string;
-      names?: { plural?: string };
-      versions?: { name: string; storage?: boolean }[];
-    };
-    const v = spec.versions?.find((x) => x.storage) ?? spec.versions?.[0];
-    if (!spec.group || !spec.names?.plural || !v) continue;
+    const kind = generatedKindOf(crd);
+    if (!kind) continue;
     const list = await client
       .listAll(
-        { apiVersion: `${spec.group}/${v.name}`, plural: spec.names.plural },
+        { apiVersion: kind.apiVersion, plural: kind.plural },
         { metadataOnly: true, labelSelector: `!${LABEL_NODE_ID}` },
       )
       .catch(() => ({ items: [] as KubeObject[] }));

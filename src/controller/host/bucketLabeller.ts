@@ -13,7 +13,7 @@ import { Informer, isApiError, type KubeObject, type RestClient, WorkQueue } fro
 import { bucketOf, LABEL_BUCKET } from '../core/bucket.ts';
 import { LABEL_NODE_ID } from '../core/names.ts';
 import { CONSUMER_PLURAL, KROP_API_VERSION } from '../planes/kropApi.ts';
-import { LABEL_RGD_NAME } from '../rgd/names.ts';
+import { generatedKindOf, LABEL_RGD_NAME } from '../rgd/names.ts';
 
 export const BUCKET_MANAGER = 'kgraph-shard-coordinator';
 
@@ -97,18 +97,10 @@ export class BucketLabeller {
   }
 
   private watchKindOf(crd: KubeObject): void {
-    const spec = crd.spec as {
-      group?: string;
-      names?: { plural?: string };
-      versions?: { name: string; served?: boolean; storage?: boolean }[];
-    };
-    const version = spec.versions?.find((v) => v.storage) ?? spec.versions?.[0];
-    if (!spec.group || !spec.names?.plural || !version) return;
+    const kind = generatedKindOf(crd);
+    if (!kind) return;
     // Instances that are children of another instance carry the node-id label and get the bucket from the stamp.
-    this.watch(
-      { apiVersion: `${spec.group}/${version.name}`, plural: spec.names.plural },
-      `!${LABEL_BUCKET},!${LABEL_NODE_ID}`,
-    );
+    this.watch({ apiVersion: kind.apiVersion, plural: kind.plural }, `!${LABEL_BUCKET},!${LABEL_NODE_ID}`);
   }
 
   private watch(kind: Kind, selector: string): void {

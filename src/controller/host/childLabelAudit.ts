@@ -20,7 +20,7 @@ import type { KubeObject, ResourceInfo, RestClient } from '../../kube/index.ts';
 import { LABEL_BUCKET } from '../core/bucket.ts';
 import { resourceKey } from '../core/inventory.ts';
 import { LABEL_INSTANCE_ID, LABEL_NODE_ID } from '../core/names.ts';
-import { LABEL_RGD_NAME } from '../rgd/names.ts';
+import { generatedKindOf, LABEL_RGD_NAME } from '../rgd/names.ts';
 
 /** kgraph's children that have no bucket yet. */
 export const UNLABELLED_CHILD_SELECTOR = `${LABEL_NODE_ID},!${LABEL_BUCKET}`;
@@ -144,7 +144,7 @@ export class ChildLabelAudit {
         { labelSelector: LABEL_RGD_NAME },
       );
       for (const crd of crds.items) {
-        const kind = servedKind(crd);
+        const kind = generatedKindOf(crd);
         if (!kind) continue;
         for (const ns of kind.namespaced ? this.scopes : [undefined]) {
           const instances = await client
@@ -179,24 +179,4 @@ function inventoryOf(graph: KubeObject): string[] {
     );
   }
   return out;
-}
-
-function servedKind(
-  crd: KubeObject,
-): { apiVersion: string; plural: string; namespaced: boolean } | undefined {
-  const spec = crd.spec as
-    | {
-        group?: string;
-        scope?: string;
-        names?: { plural?: string };
-        versions?: { name: string; storage?: boolean }[];
-      }
-    | undefined;
-  const version = spec?.versions?.find((v) => v.storage) ?? spec?.versions?.[0];
-  if (!spec?.group || !spec.names?.plural || !version) return undefined;
-  return {
-    apiVersion: `${spec.group}/${version.name}`,
-    plural: spec.names.plural,
-    namespaced: spec.scope !== 'Cluster',
-  };
 }

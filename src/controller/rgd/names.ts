@@ -48,6 +48,31 @@ export const ANNOTATION_INSTANCE_GROUP = 'internal.kro.run/instance-group';
 export const LABEL_RGD_ID = 'kro.run/resource-graph-definition-id';
 export const LABEL_RGD_NAME = 'kro.run/resource-graph-definition-name';
 
+/** The kind of instances a generated CRD (labelled `LABEL_RGD_NAME`) serves, at its storage version. */
+export interface GeneratedKind {
+  apiVersion: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export function generatedKindOf(crd: object): GeneratedKind | undefined {
+  const spec = (crd as { spec?: unknown }).spec as
+    | {
+        group?: string;
+        scope?: string;
+        names?: { plural?: string };
+        versions?: { name: string; storage?: boolean }[];
+      }
+    | undefined;
+  const version = spec?.versions?.find((v) => v.storage) ?? spec?.versions?.[0];
+  if (!spec?.group || !spec.names?.plural || !version) return undefined;
+  return {
+    apiVersion: `${spec.group}/${version.name}`,
+    plural: spec.names.plural,
+    namespaced: spec.scope !== 'Cluster',
+  };
+}
+
 // KEP-3659 ApplySet
 export const LABEL_APPLYSET_ID = 'applyset.kubernetes.io/id';
 export const LABEL_APPLYSET_PART_OF = 'applyset.kubernetes.io/part-of';

@@ -72,6 +72,24 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
     await plane?.stop();
   });
 
+  /** An instance that the replica which does not coordinate serves (the shard map's owner of its bucket). */
+  async function followerInstance(): Promise<KubeObject | undefined> {
+    const coordinator = await eventually('a coordinator', async () => {
+      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
+      return undefined;
+    });
+    const map = shardMapOf(
+      await client.get({ apiVersion: 'v1', plural: 'configmaps', namespace: NS, name: 'kgraph-shards' }),
+    );
+    assert.ok(map);
+    const instances = (
+      await client.list({ apiVersion: `${GROUP}/v1alpha1`, plural: 'shardapps', namespace: NS })
+    ).items;
+    return instances.find(
+      (o) => map.buckets[Number(o.metadata.labels?.[LABEL_BUCKET])]?.owner !== coordinator.identity,
+    );
+  }
+
   it('the coordinator registers the RGD; the replicas split its instances', async () => {
     await client.apply(rgd, { fieldManager: 'test', force: true });
     await eventually(
@@ -206,21 +224,7 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
       (await client.getOrUndefined({ ...RO, name: 'shardapp' }))?.status as
         | { phase?: string; stableRevision?: number; targetRevision?: number; currentStep?: number }
         | undefined;
-    // Who serves which instance: the shard map's owner of its bucket.
-    const coordinator = await eventually('a coordinator', async () => {
-      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
-      return undefined;
-    });
-    const map = shardMapOf(
-      await client.get({ apiVersion: 'v1', plural: 'configmaps', namespace: NS, name: 'kgraph-shards' }),
-    );
-    assert.ok(map);
-    const instances = (
-      await client.list({ apiVersion: `${GROUP}/v1alpha1`, plural: 'shardapps', namespace: NS })
-    ).items;
-    const ownerOf = (o: KubeObject): string | undefined =>
-      map.buckets[Number(o.metadata.labels?.[LABEL_BUCKET])]?.owner;
-    const canary = instances.find((o) => ownerOf(o) !== coordinator.identity);
+    const canary = await followerInstance();
     assert.ok(canary, 'some instance is served by the replica that does not coordinate');
     await client.patch(
       {
@@ -288,20 +292,7 @@ describe('sharded replicas serving RGD instances', { timeout: 300_000 }, () => {
     const GR = { apiVersion: 'internal.kro.run/v1alpha1', plural: 'graphrevisions' };
     // No rollout from here on: every edit goes to the instances at once.
     await client.delete({ apiVersion: 'kgraph.dev/v1alpha1', plural: 'graphrollouts', name: 'shardapp' });
-    const coordinator = await eventually('a coordinator', async () => {
-      for (const r of replicas) if ((await metric(r, 'kgraph_shard_coordinator')) === 1) return r;
-      return undefined;
-    });
-    const map = shardMapOf(
-      await client.get({ apiVersion: 'v1', plural: 'configmaps', namespace: NS, name: 'kgraph-shards' }),
-    );
-    assert.ok(map);
-    const instances = (
-      await client.list({ apiVersion: `${GROUP}/v1alpha1`, plural: 'shardapps', namespace: NS })
-    ).items;
-    const pinned = instances.find(
-      (o) => map.buckets[Number(o.metadata.labels?.[LABEL_BUCKET])]?.owner !== coordinator.identity,
-    );
+    const pinned = await followerInstance();
     assert.ok(pinned, "an instance of the other replica's buckets");
     const revisions = async (): Promise<number[]> =>
       (await client.list(GR)).items

@@ -15,6 +15,7 @@ import { installRgdCrd } from '../../../src/controller/rgd/crd.ts';
 import { Informer, type KubeObject, type RestClient } from '../../../src/kube/index.ts';
 import { eventually } from '../../support/kube.ts';
 import { grantAll } from '../graph/support.ts';
+import { waitRgd } from '../rgd/support.ts';
 import {
   type AuditedPlane,
   auditedPlane,
@@ -118,18 +119,7 @@ describe('upgrading to sharded replicas', { timeout: 300_000 }, () => {
     replicas.push(single);
     await waitReady(single);
     await client.apply(rgd, { fieldManager: 'test', force: true });
-    await eventually(
-      'the RGD is Active',
-      async () => {
-        const r = await client.getOrUndefined({
-          apiVersion: 'kro.run/v1alpha1',
-          kind: 'ResourceGraphDefinition',
-          name: 'upgradeapp',
-        });
-        return (r?.status as { state?: string } | undefined)?.state === 'Active' ? r : undefined;
-      },
-      60_000,
-    );
+    await waitRgd(client, 'upgradeapp', 'Ready', 'True');
     client.discovery.invalidate(`${GROUP}/v1alpha1`);
     for (let i = 0; i < INSTANCES; i++)
       await client.apply(instance(i, true), { fieldManager: 'test', force: true });

@@ -5,19 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { EventRecorder } from '../../../../src/controller/core/events/recorder.ts';
-import { KubeConfig } from '../../../../src/kube/kubeconfig.ts';
-import { RestClient } from '../../../../src/kube/rest.ts';
+import { unreachableClient } from '../../../support/unreachableClient.ts';
 
 describe('event budget share', () => {
   // Writes go nowhere (port 1): only the recorder's own accounting is looked at.
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  const client = new RestClient(kc);
+  const client = unreachableClient();
   after(() => client.close());
 
   const burst = (share: number | undefined): number => {

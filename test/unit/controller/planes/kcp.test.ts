@@ -10,8 +10,7 @@ import { KcpPlanesController } from '../../../../src/controller/planes/kcp/contr
 import { apiExport, apiResourceSchema, schemaName } from '../../../../src/controller/planes/kcp/publish.ts';
 import type { PublishedBlueprint } from '../../../../src/controller/planes/published.ts';
 import { bindingView, type KcpBindingView } from '../../../../src/kube/kcp.ts';
-import { KubeConfig } from '../../../../src/kube/kubeconfig.ts';
-import { RestClient } from '../../../../src/kube/rest.ts';
+import { unreachableClient } from '../../../support/unreachableClient.ts';
 
 const CRUD = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const READ = ['get', 'list', 'watch'];
@@ -161,14 +160,7 @@ describe('kcp publication shapes', () => {
 
 describe('kcp planes controller: sweep authority (design/planes.md §13.4)', () => {
   // Nothing is sent: the controller is only constructed, and the sweeper asked whether it may sweep.
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  const provider = new RestClient(kc);
+  const provider = unreachableClient();
   after(() => provider.close());
 
   it('refuses to sweep without authority, as the plain-cluster planes do, and follows the Lease', () => {
